@@ -1,0 +1,245 @@
+package io.sluice.app;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.generate.Generator;
+import io.sluice.generate.GeneratorOptions;
+import io.sluice.generate.GeneratorStats;
+import io.sluice.ingest.DeadLetterSerializer;
+import io.sluice.ingest.IngestJob;
+import io.sluice.kafka.EmbeddedKafka;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The whole pipeline on one machine: an in-process Kafka broker, the generator, and the jobs on a
+ * Flink MiniCluster, laid out under one data directory as production would be. It ends by checking
+ * what landed against what was generated.
+ */
+final class Demo {
+
+    static final String CONFIG_RESOURCE = "/io/sluice/app/sluice.yaml";
+    private static final List<String> OUTPUTS =
+            List.of("raw", "warehouse", "features", "online.db", "summary.json", "sluice.yaml");
+    private static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
+    private static final int TOPIC_PARTITIONS = 2;
+
+    private final Path dir;
+    private final long events;
+    private final long seed;
+    private final int parallelism;
+    private final PrintStream out;
+    private final Map<String, Object> summary = new LinkedHashMap<>();
+    private final Map<String, Double> elapsed = new LinkedHashMap<>();
+
+    Demo(Path dir, long events, long seed, int parallelism, PrintStream out) {
+        this.dir = dir.toAbsolutePath().normalize();
+        this.events = events;
+        this.seed = seed;
+        this.parallelism = parallelism;
+        this.out = out;
+    }
+
+    /** Runs the demo; returns the summary, whose {@code ok} says whether every check held. */
+    Map<String, Object> run() throws Exception {
+        long begin = System.nanoTime();
+        prepareDirectory();
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            SluiceConfig config = writeConfig(kafka.bootstrapServers());
+            createTopics(kafka, config);
+            GeneratorStats generated = stage("generate", () -> generate(config));
+            stage("ingest", () -> ingest(config));
+            stage("verify", () -> verify(config, generated));
+        }
+        elapsed.put("total", seconds(begin));
+        summary.put("elapsed_seconds", elapsed);
+        Files.writeString(
+                dir.resolve("summary.json"),
+                new ObjectMapper()
+                        .enable(SerializationFeature.INDENT_OUTPUT)
+                        .writeValueAsString(summary));
+        return summary;
+    }
+
+    private void prepareDirectory() throws IOException {
+        Files.createDirectories(dir);
+        for (String name : OUTPUTS) {
+            deleteRecursively(dir.resolve(name));
+        }
+        out.println("sluice demo: data directory " + dir);
+    }
+
+    /** The reference config, pointed at this run's broker and at the data directory. */
+    private SluiceConfig writeConfig(String bootstrap) throws IOException {
+        String yaml;
+        try (InputStream in = Demo.class.getResourceAsStream(CONFIG_RESOURCE)) {
+            yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        yaml =
+                yaml.replace("${KAFKA_BOOTSTRAP:-localhost:9092}", bootstrap)
+                        .replace("${SLUICE_STORAGE_ROOT:-file:./data}", "file:.");
+        Path file = dir.resolve("sluice.yaml");
+        Files.writeString(file, yaml);
+        return SluiceConfig.load(file);
+    }
+
+    private void createTopics(EmbeddedKafka kafka, SluiceConfig config) {
+        for (TableConfig t : config.tables()) {
+            kafka.createTopics(TOPIC_PARTITIONS, t.topic());
+            kafka.createTopics(1, DeadLetterSerializer.topicFor(t.topic()));
+        }
+        out.println("kafka: in-process broker at " + kafka.bootstrapServers());
+    }
+
+    private GeneratorStats generate(SluiceConfig config) {
+        GeneratorOptions options = GeneratorOptions.defaults(events, seed);
+        long step = Math.max(1, events / 4);
+        GeneratorStats stats;
+        try (KafkaLoader loader = new KafkaLoader(config.kafka().bootstrap(), 0)) {
+            stats =
+                    new Generator(config.tables(), options)
+                            .run(
+                                    r -> {
+                                        loader.accept(r);
+                                        if (loader.sent() % step == 0) {
+                                            out.printf(
+                                                    "generate: %,d / %,d records%n",
+                                                    loader.sent(), events);
+                                        }
+                                    });
+        }
+        summary.put("events_generated", stats.generated());
+        summary.put("events_valid", stats.valid());
+        summary.put("events_invalid", stats.invalid());
+        summary.put("events_duplicate", stats.duplicates());
+        summary.put("events_late", stats.late());
+        summary.put("event_time_start", options.start().toString());
+        return stats;
+    }
+
+    private Void ingest(SluiceConfig config) throws Exception {
+        StreamExecutionEnvironment env = Jobs.local(config, parallelism, CHECKPOINT_INTERVAL);
+        IngestJob.define(env, config, true);
+        JobClient job = env.executeAsync("sluice-ingest");
+        Path raw = Path.of(config.tablePath("raw", "").getPath());
+        long started = System.nanoTime();
+        long lastReport = started;
+        while (!job.getJobStatus().get().isGloballyTerminalState()) {
+            if (System.nanoTime() - lastReport > Duration.ofSeconds(2).toNanos()) {
+                lastReport = System.nanoTime();
+                out.printf(
+                        "ingest: running %.0fs, %d files committed%n",
+                        seconds(started), countFiles(raw, ".avro"));
+            }
+            job.getJobExecutionResult()
+                    .handle((r, e) -> null)
+                    .get(200, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        JobStatus status = job.getJobStatus().get();
+        if (status != JobStatus.FINISHED) {
+            job.getJobExecutionResult().get(); // surfaces the failure cause
+            throw new IllegalStateException("ingest job ended " + status);
+        }
+        out.printf("ingest: finished, %d files committed%n", countFiles(raw, ".avro"));
+        return null;
+    }
+
+    private Void verify(SluiceConfig config, GeneratorStats generated) throws IOException {
+        long rows = 0;
+        long misplaced = 0;
+        long complete = 0;
+        long hours = 0;
+        for (TableConfig t : config.tables()) {
+            LandingStats s =
+                    LandingStats.scan(
+                            Path.of(config.tablePath("raw", t.name()).getPath()), t.eventTime());
+            rows += s.rows();
+            misplaced += s.misplacedRows();
+            complete += s.completeHours();
+            hours += s.hours();
+        }
+        long deadLetters =
+                DeadLetterCount.count(
+                        config.kafka().bootstrap(),
+                        config.tables().stream()
+                                .map(t -> DeadLetterSerializer.topicFor(t.topic()))
+                                .toList());
+        summary.put("raw_rows", rows);
+        summary.put("raw_rows_outside_partition_hour", misplaced);
+        summary.put("dlq_rows", deadLetters);
+        summary.put("hours_landed", hours);
+        summary.put("hours_complete", complete);
+        boolean ok =
+                rows == generated.valid()
+                        && deadLetters == generated.invalid()
+                        && misplaced == 0
+                        && complete == hours;
+        summary.put("ok", ok);
+        out.printf(
+                "verify: raw rows %,d (valid generated %,d), dead letters %,d (invalid generated"
+                        + " %,d), %d/%d hours complete, %d rows outside their hour -> %s%n",
+                rows,
+                generated.valid(),
+                deadLetters,
+                generated.invalid(),
+                complete,
+                hours,
+                misplaced,
+                ok ? "OK" : "MISMATCH");
+        return null;
+    }
+
+    private interface Stage<T> {
+        T run() throws Exception;
+    }
+
+    private <T> T stage(String name, Stage<T> stage) throws Exception {
+        long start = System.nanoTime();
+        T result = stage.run();
+        elapsed.put(name, seconds(start));
+        return result;
+    }
+
+    private static double seconds(long startNanos) {
+        return Math.round((System.nanoTime() - startNanos) / 1e7) / 100.0;
+    }
+
+    private static long countFiles(Path root, String suffix) throws IOException {
+        if (!Files.exists(root)) {
+            return 0;
+        }
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(
+                            p ->
+                                    p.getFileName().toString().endsWith(suffix)
+                                            && !p.getFileName().toString().startsWith("."))
+                    .count();
+        }
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(path)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+package io.sluice.config;
+
+/** The aggregations a feature can compute over its window. */
+public enum Aggregation {
+    COUNT,
+    SUM,
+    MIN,
+    MAX,
+    AVG,
+    LAST
+}

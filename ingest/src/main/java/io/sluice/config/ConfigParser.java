@@ -1,0 +1,145 @@
+package io.sluice.config;
+
+import java.io.StringReader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import org.apache.avro.Schema;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * Validates one whole file. YAML is composed to nodes rather than loaded to maps because only nodes
+ * keep the line of every key. Sections are read first, then references between them.
+ */
+final class ConfigParser {
+    private static final List<String> ROOT_KEYS =
+            List.of("kafka", "storage", "online", "checkpoint", "tables", "feature_views");
+
+    private ConfigParser() {}
+
+    static SluiceConfig parse(
+            String yaml,
+            String sourceName,
+            Path baseDir,
+            Function<String, Schema> schemaResolver,
+            Map<String, String> env) {
+        Problems problems = new Problems(Objects.requireNonNull(sourceName, "sourceName"));
+        ParseContext ctx =
+                new ParseContext(
+                        problems,
+                        new EnvSubstitution(env),
+                        baseDir.toAbsolutePath().normalize(),
+                        Objects.requireNonNull(schemaResolver, "schemaResolver"));
+        Node document = compose(yaml, problems);
+        if (!(document instanceof MappingNode)) {
+            int line = document == null ? 1 : document.getStartMark().getLine() + 1;
+            problems.addLine(line, "expected a mapping with kafka, storage and tables at the top");
+            problems.throwIfAny();
+        }
+        YamlMapping root = YamlMapping.of(document, "", ctx, ROOT_KEYS).orElseThrow();
+        KafkaConfig kafka = InfraSections.kafka(root);
+        StorageConfig storage = InfraSections.storage(root);
+        OnlineConfig online = InfraSections.online(root, storage);
+        CheckpointConfig checkpoint = InfraSections.checkpoint(root);
+        Map<String, ParsedTable> tables = tables(root);
+        List<FeatureViewConfig> views = featureViews(root, tables);
+        problems.throwIfAny();
+        return new SluiceConfig(
+                kafka,
+                storage,
+                online,
+                checkpoint,
+                tables.values().stream().map(ParsedTable::config).toList(),
+                views);
+    }
+
+    /** The document's root node, null if empty; syntax errors are thrown right away. */
+    private static Node compose(String yaml, Problems problems) {
+        LoaderOptions options = new LoaderOptions();
+        // Lets tables share defaults through "<<: *anchor" while keeping node marks.
+        options.setMergeOnCompose(true);
+        try {
+            return new Yaml(options).compose(new StringReader(yaml));
+        } catch (MarkedYAMLException e) {
+            Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+            int line = mark == null ? 1 : mark.getLine() + 1;
+            String problem = e.getProblem() != null ? e.getProblem() : e.getMessage();
+            problems.addLine(line, "invalid YAML: " + problem);
+        } catch (YAMLException e) {
+            problems.addLine(1, "invalid YAML: " + e.getMessage());
+        }
+        problems.throwIfAny();
+        throw new AssertionError("unreachable");
+    }
+
+    private static Map<String, ParsedTable> tables(YamlMapping root) {
+        Map<String, ParsedTable> byName = new LinkedHashMap<>();
+        if (!root.has("tables")) {
+            root.report("tables", "required");
+            return byName;
+        }
+        List<YamlMapping> items = root.mappings("tables", TableParser.KEYS, true);
+        Map<String, ParsedTable> byTopic = new LinkedHashMap<>();
+        for (YamlMapping item : items == null ? List.<YamlMapping>of() : items) {
+            ParsedTable table = TableParser.parse(item);
+            ParsedTable sameName =
+                    table.name() == null ? null : byName.putIfAbsent(table.name(), table);
+            if (sameName != null) {
+                item.report(
+                        "name",
+                        "duplicate table name '"
+                                + table.name()
+                                + "' (first at line "
+                                + sameName.source().line("name")
+                                + ")");
+            }
+            ParsedTable sameTopic =
+                    table.topic() == null ? null : byTopic.putIfAbsent(table.topic(), table);
+            if (sameTopic != null) {
+                item.report(
+                        "topic",
+                        "topic '"
+                                + table.topic()
+                                + "' is already read by table '"
+                                + sameTopic.name()
+                                + "' (line "
+                                + sameTopic.source().line("topic")
+                                + ")");
+            }
+        }
+        return byName;
+    }
+
+    private static List<FeatureViewConfig> featureViews(
+            YamlMapping root, Map<String, ParsedTable> tables) {
+        List<YamlMapping> items = root.mappings("feature_views", FeatureViewParser.KEYS, false);
+        List<FeatureViewConfig> views = new ArrayList<>();
+        Map<String, Integer> firstLine = new LinkedHashMap<>();
+        for (YamlMapping item : items == null ? List.<YamlMapping>of() : items) {
+            FeatureViewConfig view = FeatureViewParser.parse(item, tables);
+            views.add(view);
+            Integer first =
+                    view == null ? null : firstLine.putIfAbsent(view.name(), item.line("name"));
+            if (first != null) {
+                item.report(
+                        "name",
+                        "duplicate feature view name '"
+                                + view.name()
+                                + "' (first at line "
+                                + first
+                                + ")");
+            }
+        }
+        return views;
+    }
+}

@@ -1,0 +1,7 @@
+package io.sluice.config;
+
+/** Wire format of a topic's values; decides which deserializer the ingest job uses. */
+public enum TableFormat {
+    JSON,
+    AVRO
+}

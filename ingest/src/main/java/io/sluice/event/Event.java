@@ -1,0 +1,54 @@
+package io.sluice.event;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * An accepted event on its way to the lake and the features: the fields every job needs, plus the
+ * whole record Avro-binary-encoded in the table's current schema.
+ *
+ * <p>A Flink POJO rather than a {@code GenericRecord}, so that it is serialized by the POJO
+ * serializer (never Kryo) and the landing sink can append the payload without re-encoding it.
+ */
+public class Event {
+
+    /** The de-duplication id, as text. */
+    public String id;
+
+    /** The entity key, as text. */
+    public String key;
+
+    /** Event time, epoch milliseconds UTC. */
+    public long eventTime;
+
+    /** The record, Avro binary in the table's current schema. */
+    public byte[] payload;
+
+    public Event() {}
+
+    public Event(String id, String key, long eventTime, byte[] payload) {
+        this.id = id;
+        this.key = key;
+        this.eventTime = eventTime;
+        this.payload = payload;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Event e
+                && eventTime == e.eventTime
+                && Objects.equals(id, e.id)
+                && Objects.equals(key, e.key)
+                && Arrays.equals(payload, e.payload);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, key, eventTime) * 31 + Arrays.hashCode(payload);
+    }
+
+    @Override
+    public String toString() {
+        return "Event{id=" + id + ", key=" + key + ", eventTime=" + eventTime + "}";
+    }
+}

@@ -1,0 +1,175 @@
+package io.sluice.ingest;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.avro.Schema;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.connector.file.sink.FileSinkCommittable;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
+import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * Decides when a landing hour is complete and publishes its manifest. Runs after the file sink's
+ * committer, so it only ever sees files that are committed.
+ *
+ * <p>An hour is complete when the watermark passes {@code hour end + allowed lateness}. The
+ * watermark that counts for a commit is the one this operator had at that checkpoint's barrier:
+ * every on-time row of the hour reached the writer before that watermark, so before the barrier, so
+ * it is in a file that checkpoint committed. A late row re-opens its hour: its commit marks the
+ * hour dirty again and the manifest is re-published with the new file.
+ */
+final class HourCompletionOperator extends AbstractStreamOperator<Void>
+        implements OneInputStreamOperator<CommittableMessage<FileSinkCommittable>, Void> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String basePath;
+    private final String table;
+    private final String schemaJson;
+    private final long allowedLatenessMillis;
+
+    private transient Schema schema;
+    private transient long watermark;
+
+    /** The newest barrier this operator has snapshotted. */
+    private transient long lastBarrier;
+
+    /** The newest barrier before end of input, or -1 while input goes on. */
+    private transient long lastBarrierBeforeEnd;
+
+    /** Hours with committed files not yet covered by a published manifest. */
+    private transient TreeSet<String> dirtyHours;
+
+    /** The watermark at each checkpoint barrier that has not been fully committed yet. */
+    private transient NavigableMap<Long, Long> watermarkAtBarrier;
+
+    /** Committables still expected per checkpoint, from the committer's summaries. */
+    private transient Map<Long, Long> pending;
+
+    private transient ListState<String> dirtyState;
+    private transient ListState<Tuple2<Long, Long>> watermarkState;
+    private transient Counter published;
+
+    HourCompletionOperator(
+            String basePath, String table, String schemaJson, long allowedLatenessMillis) {
+        this.basePath = basePath;
+        this.table = table;
+        this.schemaJson = schemaJson;
+        this.allowedLatenessMillis = allowedLatenessMillis;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        dirtyState =
+                context.getOperatorStateStore()
+                        .getListState(new ListStateDescriptor<>("dirty-hours", Types.STRING));
+        watermarkState =
+                context.getOperatorStateStore()
+                        .getListState(
+                                new ListStateDescriptor<>(
+                                        "barrier-watermarks", Types.TUPLE(Types.LONG, Types.LONG)));
+        schema = new Schema.Parser().parse(schemaJson);
+        watermark = Long.MIN_VALUE;
+        lastBarrier = context.getRestoredCheckpointId().orElse(0L);
+        lastBarrierBeforeEnd = -1;
+        dirtyHours = new TreeSet<>();
+        watermarkAtBarrier = new TreeMap<>();
+        pending = new HashMap<>();
+        dirtyState.get().forEach(dirtyHours::add);
+        watermarkState.get().forEach(t -> watermarkAtBarrier.put(t.f0, t.f1));
+        published = getMetricGroup().counter("manifestsPublished");
+    }
+
+    @Override
+    public void processElement(StreamRecord<CommittableMessage<FileSinkCommittable>> element)
+            throws Exception {
+        CommittableMessage<FileSinkCommittable> message = element.getValue();
+        long checkpoint = message.getCheckpointId();
+        if (message instanceof CommittableSummary<FileSinkCommittable> summary) {
+            pending.merge(checkpoint, (long) summary.getNumberOfCommittables(), Long::sum);
+        } else if (message instanceof CommittableWithLineage<FileSinkCommittable> lineage) {
+            FileSinkCommittable committable = lineage.getCommittable();
+            if (committable.hasPendingFile()) {
+                dirtyHours.add(committable.getBucketId());
+            }
+            pending.merge(checkpoint, -1L, Long::sum);
+        }
+        if (pending.getOrDefault(checkpoint, 0L) <= 0) {
+            pending.remove(checkpoint);
+            publishCompleteHours(checkpoint);
+        }
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        if (mark.getTimestamp() == Long.MAX_VALUE && lastBarrierBeforeEnd < 0) {
+            lastBarrierBeforeEnd = lastBarrier;
+        }
+        watermark = Math.max(watermark, mark.getTimestamp());
+        super.processWatermark(mark);
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        lastBarrier = context.getCheckpointId();
+        watermarkAtBarrier.put(lastBarrier, watermark);
+        dirtyState.update(new java.util.ArrayList<>(dirtyHours));
+        java.util.List<Tuple2<Long, Long>> marks = new java.util.ArrayList<>();
+        watermarkAtBarrier.forEach((id, wm) -> marks.add(Tuple2.of(id, wm)));
+        watermarkState.update(marks);
+    }
+
+    private void publishCompleteHours(long checkpoint) throws Exception {
+        long completedBy = completedWatermark(checkpoint);
+        for (var it = dirtyHours.iterator(); it.hasNext(); ) {
+            String hour = it.next();
+            long hourStart = HourPartitioner.parse(hour);
+            long due = hourStart + HourPartitioner.hourMillis() + allowedLatenessMillis;
+            if (completedBy >= due) {
+                HourManifest.write(
+                        new Path(new Path(basePath), hour),
+                        table,
+                        schema,
+                        hourStart,
+                        completedBy,
+                        java.time.Duration.ofMillis(allowedLatenessMillis),
+                        checkpoint);
+                published.inc();
+                it.remove();
+            }
+        }
+        // Barriers older than this commit are no longer needed to judge later commits.
+        watermarkAtBarrier.headMap(checkpoint, false).clear();
+    }
+
+    /**
+     * The watermark that the rows committed by {@code checkpoint} are complete up to: the watermark
+     * at the newest barrier not after the commit (an older one is only more conservative). A commit
+     * after end of input holds everything the writer flushed at the end, so its watermark is the
+     * final one, whether or not its barrier was seen here.
+     */
+    private long completedWatermark(long checkpoint) {
+        if (lastBarrierBeforeEnd >= 0 && checkpoint > lastBarrierBeforeEnd) {
+            return Long.MAX_VALUE;
+        }
+        Map.Entry<Long, Long> atBarrier = watermarkAtBarrier.floorEntry(checkpoint);
+        return atBarrier == null ? Long.MIN_VALUE : atBarrier.getValue();
+    }
+}

@@ -1,0 +1,151 @@
+package io.sluice.ingest;
+
+import io.sluice.config.KafkaConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.config.TableFormat;
+import io.sluice.event.DeadLetter;
+import io.sluice.event.Deduplicator;
+import io.sluice.event.Event;
+import io.sluice.event.ParseSpec;
+import io.sluice.event.Parsed;
+import io.sluice.schemas.Schemas;
+import java.util.Properties;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+
+/**
+ * The ingest job: Kafka topics into the exactly-once Avro landing zone, one independent pipeline
+ * per table (source, parse, dead letters, de-duplication, landing sink).
+ *
+ * <p>{@link #defineTable} holds the topology and takes its source and sinks as arguments, so the
+ * deployed job, local mode and tests wire the same operators to different I/O.
+ */
+public final class IngestJob {
+
+    /** Avro container codec of landing files. */
+    public static final String CODEC = "snappy";
+
+    private IngestJob() {}
+
+    /** Adds every table's pipeline, reading Kafka; bounded runs stop at the current end offsets. */
+    public static void define(
+            StreamExecutionEnvironment env, SluiceConfig config, boolean bounded) {
+        for (TableConfig table : config.tables()) {
+            defineTable(
+                    env,
+                    table,
+                    source(config.kafka(), table, bounded),
+                    deadLetterSink(config.kafka(), table),
+                    new LandingSink(
+                            config.tablePath("raw", table.name()).toString(),
+                            table.name(),
+                            table.schema(),
+                            CODEC,
+                            table.allowedLateness()));
+        }
+    }
+
+    /** One table's topology. Every stateful operator has a stable uid for savepoints. */
+    public static DataStream<Event> defineTable(
+            StreamExecutionEnvironment env,
+            TableConfig table,
+            Source<Parsed, ?, ?> source,
+            Sink<DeadLetter> deadLetters,
+            Sink<Event> landing) {
+        String t = table.name();
+        WatermarkStrategy<Parsed> watermarks =
+                WatermarkStrategy.<Parsed>forBoundedOutOfOrderness(table.maxOutOfOrderness())
+                        // Dead letters carry no trustworthy time; MIN_VALUE never moves the
+                        // watermark, so a bogus timestamp cannot make good events late.
+                        .withTimestampAssigner(
+                                (p, ts) -> p.isValid() ? p.event.eventTime : Long.MIN_VALUE)
+                        .withIdleness(table.idleness());
+        SingleOutputStreamOperator<Event> valid =
+                env.fromSource(source, watermarks, "source-" + t)
+                        .uid("ingest-" + t + "-source")
+                        .process(new DeadLetterRouter())
+                        .uid("ingest-" + t + "-validate")
+                        .name("validate-" + t);
+        valid.getSideOutput(DeadLetterRouter.DEAD_LETTERS)
+                .sinkTo(deadLetters)
+                .uid("ingest-" + t + "-dead-letters")
+                .name("dead-letters-" + t);
+        SingleOutputStreamOperator<Event> accepted =
+                valid.keyBy(e -> e.id)
+                        .process(new Deduplicator(table.dedupRetention()))
+                        .uid("ingest-" + t + "-dedup")
+                        .name("dedup-" + t);
+        accepted.sinkTo(landing)
+                .setParallelism(LandingSink.PARALLELISM)
+                .uid("ingest-" + t + "-landing")
+                .name("landing-" + t);
+        return accepted;
+    }
+
+    /** The parse path's view of a table. */
+    public static ParseSpec parseSpec(TableConfig table) {
+        return new ParseSpec(
+                table.name(),
+                table.schema(),
+                Schemas.current(table.schemaName()).isPresent()
+                        ? Schemas.writerSchemas(table.schemaName())
+                        : java.util.List.of(table.schema()),
+                table.format() == TableFormat.AVRO,
+                table.strict(),
+                table.id(),
+                table.key(),
+                table.eventTime(),
+                table.maxRecordBytes(),
+                table.maxPast().toMillis(),
+                table.maxFuture().toMillis());
+    }
+
+    /** The table's Kafka source; parsing happens inside it, see {@link ParsingDeserializer}. */
+    public static KafkaSource<Parsed> source(
+            KafkaConfig kafka, TableConfig table, boolean bounded) {
+        var builder =
+                KafkaSource.<Parsed>builder()
+                        .setBootstrapServers(kafka.bootstrap())
+                        .setTopics(table.topic())
+                        .setGroupId(kafka.group() + "-ingest")
+                        .setStartingOffsets(
+                                OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
+                        .setDeserializer(new ParsingDeserializer(parseSpec(table)))
+                        .setProperties(properties(kafka));
+        if (bounded) {
+            builder.setBounded(OffsetsInitializer.latest());
+        }
+        return builder.build();
+    }
+
+    /** Exactly-once dead letters: they become visible with the checkpoint, like the lake. */
+    public static KafkaSink<DeadLetter> deadLetterSink(KafkaConfig kafka, TableConfig table) {
+        Properties producer = properties(kafka);
+        // Must stay under the broker's transaction.max.timeout.ms (15 min by default).
+        producer.setProperty("transaction.timeout.ms", "600000");
+        return KafkaSink.<DeadLetter>builder()
+                .setBootstrapServers(kafka.bootstrap())
+                .setKafkaProducerConfig(producer)
+                .setRecordSerializer(
+                        new DeadLetterSerializer(DeadLetterSerializer.topicFor(table.topic())))
+                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                .setTransactionalIdPrefix(kafka.group() + "-ingest-" + table.name() + "-dlq")
+                .build();
+    }
+
+    private static Properties properties(KafkaConfig kafka) {
+        Properties props = new Properties();
+        props.putAll(kafka.properties());
+        return props;
+    }
+}

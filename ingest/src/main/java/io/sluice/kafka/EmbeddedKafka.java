@@ -1,0 +1,364 @@
+package io.sluice.kafka;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import kafka.server.BrokerServer;
+import kafka.server.ControllerServer;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.server.Server;
+import kafka.server.SharedServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
+import org.apache.kafka.metadata.properties.MetaPropertiesEnsemble;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.ServerSocketFactory;
+import org.apache.kafka.server.fault.LoggingFaultHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.Tuple2;
+
+/**
+ * A real Apache Kafka broker running inside the current JVM: a single KRaft node acting as both
+ * broker and controller, listening on free loopback ports.
+ *
+ * <p>Sluice's local mode and its tests need a genuine broker, with transactions and read-committed
+ * consumers, but Docker (and therefore Testcontainers) is not available. Mocks cannot exercise
+ * exactly-once semantics, so this starts the actual Kafka server classes in-process instead.
+ * Several instances may run side by side in one JVM.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafka.class);
+
+    private static final String HOST = "127.0.0.1";
+    private static final int NODE_ID = 1;
+    private static final String BROKER_LISTENER = "PLAINTEXT";
+    private static final String CONTROLLER_LISTENER = "CONTROLLER";
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
+
+    private final Path logDir;
+    private final boolean deleteLogDirOnClose;
+    private final ControllerServer controller;
+    private final BrokerServer broker;
+    private final String bootstrapServers;
+    private final Admin admin;
+    private boolean closed;
+
+    private EmbeddedKafka(
+            Path logDir,
+            boolean deleteLogDirOnClose,
+            ControllerServer controller,
+            BrokerServer broker,
+            String bootstrapServers,
+            Admin admin) {
+        this.logDir = logDir;
+        this.deleteLogDirOnClose = deleteLogDirOnClose;
+        this.controller = controller;
+        this.broker = broker;
+        this.bootstrapServers = bootstrapServers;
+        this.admin = admin;
+    }
+
+    /** Starts a broker on a fresh temporary directory that {@link #close()} deletes. */
+    public static EmbeddedKafka start() {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("sluice-kafka-");
+        } catch (IOException e) {
+            throw new IllegalStateException("Cannot create a temporary Kafka log directory", e);
+        }
+        return start(dir, true);
+    }
+
+    /**
+     * Starts a broker storing its data in {@code logDir}. A directory formatted by an earlier run
+     * is reused as is, so topics and committed data survive a restart.
+     */
+    public static EmbeddedKafka start(Path logDir) {
+        return start(logDir, false);
+    }
+
+    private static EmbeddedKafka start(Path logDir, boolean deleteLogDirOnClose) {
+        PreboundSockets sockets = new PreboundSockets();
+        ControllerServer controller = null;
+        BrokerServer broker = null;
+        Admin admin = null;
+        long startNanos = System.nanoTime();
+        try {
+            Files.createDirectories(logDir);
+            int brokerPort = sockets.bind(BROKER_LISTENER);
+            int controllerPort = sockets.bind(CONTROLLER_LISTENER);
+            KafkaConfig config = new KafkaConfig(config(logDir, brokerPort, controllerPort), false);
+            formatIfNeeded(logDir);
+
+            Tuple2<MetaPropertiesEnsemble, BootstrapMetadata> dirs =
+                    KafkaRaftServer.initializeLogDirs(config, LOG, "");
+            String clusterId = dirs._1().clusterId().get();
+            SharedServer shared =
+                    new SharedServer(
+                            config,
+                            dirs._1(),
+                            Time.SYSTEM,
+                            Server.initializeMetrics(config, Time.SYSTEM, clusterId),
+                            CompletableFuture.completedFuture(
+                                    Map.of(NODE_ID, new InetSocketAddress(HOST, controllerPort))),
+                            List.of(),
+                            // The standard factory halts the JVM on fatal faults, which would
+                            // take the host application or test runner down with the broker.
+                            (name, fatal, action) -> new LoggingFaultHandler(name, action),
+                            sockets);
+            controller = new ControllerServer(shared, KafkaRaftServer.configSchema(), dirs._2());
+            broker = new BrokerServer(shared);
+            // Same order as KafkaRaftServer: the broker needs the controller's endpoints.
+            controller.startup();
+            broker.startup();
+
+            String bootstrapServers = HOST + ":" + brokerPort;
+            admin =
+                    Admin.create(
+                            Map.of(
+                                    AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                    bootstrapServers,
+                                    AdminClientConfig.CLIENT_ID_CONFIG,
+                                    "sluice-embedded-kafka-admin"));
+            admin.describeCluster().nodes().get(STARTUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            LOG.info(
+                    "Embedded Kafka started at {} in {} ms (log dir {})",
+                    bootstrapServers,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos),
+                    logDir);
+            return new EmbeddedKafka(
+                    logDir, deleteLogDirOnClose, controller, broker, bootstrapServers, admin);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            shutdown(admin, broker, controller);
+            sockets.closeUnused();
+            if (deleteLogDirOnClose) {
+                deleteQuietly(logDir);
+            }
+            throw new IllegalStateException(
+                    "Embedded Kafka failed to start (timeout "
+                            + STARTUP_TIMEOUT.toSeconds()
+                            + "s, log dir "
+                            + logDir
+                            + ")",
+                    e);
+        }
+    }
+
+    private static Map<String, String> config(Path logDir, int brokerPort, int controllerPort) {
+        Map<String, String> props = new HashMap<>();
+        props.put("process.roles", "broker,controller");
+        props.put("node.id", String.valueOf(NODE_ID));
+        props.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + controllerPort);
+        props.put(
+                "listeners",
+                BROKER_LISTENER
+                        + "://"
+                        + HOST
+                        + ":"
+                        + brokerPort
+                        + ","
+                        + CONTROLLER_LISTENER
+                        + "://"
+                        + HOST
+                        + ":"
+                        + controllerPort);
+        props.put(
+                "listener.security.protocol.map",
+                BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+        props.put("controller.listener.names", CONTROLLER_LISTENER);
+        props.put("inter.broker.listener.name", BROKER_LISTENER);
+        props.put("log.dirs", logDir.toAbsolutePath().toString());
+        props.put("server.max.startup.time.ms", String.valueOf(STARTUP_TIMEOUT.toMillis()));
+
+        // Internal topics default to replication factor 3 and 50 partitions; one node can only
+        // host factor 1, and a single partition keeps their creation fast.
+        props.put("offsets.topic.replication.factor", "1");
+        props.put("offsets.topic.num.partitions", "1");
+        props.put("transaction.state.log.replication.factor", "1");
+        props.put("transaction.state.log.min.isr", "1");
+        props.put("transaction.state.log.num.partitions", "1");
+        props.put("share.coordinator.state.topic.replication.factor", "1");
+        props.put("share.coordinator.state.topic.min.isr", "1");
+        props.put("share.coordinator.state.topic.num.partitions", "1");
+        props.put("default.replication.factor", "1");
+        props.put("min.insync.replicas", "1");
+        props.put("num.partitions", "1");
+        // Flink's exactly-once KafkaSink uses a 1 h transaction timeout by default; the broker
+        // default (15 min) would reject its producers.
+        props.put("transaction.max.timeout.ms", String.valueOf(Duration.ofHours(1).toMillis()));
+        props.put("group.initial.rebalance.delay.ms", "0");
+        props.put("auto.create.topics.enable", "false");
+
+        // Keep footprint small since several brokers may share one test JVM. The cleaner's
+        // dedupe buffer alone would otherwise take 128 MiB of heap.
+        props.put("log.segment.bytes", String.valueOf(16 << 20));
+        props.put("log.cleaner.dedupe.buffer.size", String.valueOf(2 << 20));
+        props.put("num.network.threads", "2");
+        props.put("num.io.threads", "2");
+        props.put("background.threads", "2");
+        props.put("num.recovery.threads.per.data.dir", "1");
+        return props;
+    }
+
+    private static void formatIfNeeded(Path logDir) throws Exception {
+        if (Files.exists(logDir.resolve("meta.properties"))) {
+            return;
+        }
+        new Formatter()
+                .setNodeId(NODE_ID)
+                .setClusterId(Uuid.randomUuid().toString())
+                .addDirectory(logDir.toAbsolutePath().toString())
+                .setMetadataLogDirectory(logDir.toAbsolutePath().toString())
+                .setControllerListenerName(CONTROLLER_LISTENER)
+                // The formatter narrates to stdout; nobody reads that in-process.
+                .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+                .run();
+    }
+
+    /** The {@code bootstrap.servers} value for clients, e.g. {@code 127.0.0.1:40123}. */
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /**
+     * Creates the topics that do not exist yet (existing ones are left untouched) and waits until
+     * every partition of each topic has a leader, so clients can use them right away.
+     */
+    public void createTopics(int partitions, String... names) {
+        List<NewTopic> topics =
+                Arrays.stream(names).map(n -> new NewTopic(n, partitions, (short) 1)).toList();
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        try {
+            for (KafkaFuture<Void> created : admin.createTopics(topics).values().values()) {
+                try {
+                    created.get(STARTUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
+                }
+            }
+            // The controller acknowledges creation before the broker has applied it.
+            while (!allPartitionsLed(names)) {
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("partitions still have no leader");
+                }
+                Thread.sleep(20);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted creating topics " + List.of(names), e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("Could not create topics " + List.of(names), e);
+        }
+    }
+
+    private boolean allPartitionsLed(String... names) throws InterruptedException {
+        try {
+            Map<String, TopicDescription> descriptions =
+                    admin.describeTopics(List.of(names)).allTopicNames().get();
+            return descriptions.values().stream()
+                    .flatMap(d -> d.partitions().stream())
+                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+        } catch (ExecutionException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        shutdown(admin, broker, controller);
+        if (deleteLogDirOnClose) {
+            deleteQuietly(logDir);
+        }
+    }
+
+    private static void shutdown(Admin admin, BrokerServer broker, ControllerServer controller) {
+        if (admin != null) {
+            admin.close(Duration.ZERO);
+        }
+        // Broker first: like KafkaRaftServer, it still talks to the controller while stopping.
+        if (broker != null) {
+            broker.shutdown(SHUTDOWN_TIMEOUT);
+            broker.awaitShutdown();
+        }
+        if (controller != null) {
+            controller.shutdown();
+            controller.awaitShutdown();
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try {
+            Utils.delete(dir.toFile());
+        } catch (IOException e) {
+            LOG.warn("Could not delete Kafka log directory {}", dir, e);
+        }
+    }
+
+    /**
+     * Hands Kafka server sockets that were bound to port 0 up front. The ports must be known before
+     * startup (they go into the quorum configuration), and binding early avoids the race of probing
+     * for a free port and hoping nobody takes it before Kafka binds it.
+     */
+    private static final class PreboundSockets implements ServerSocketFactory {
+        private final Map<String, ServerSocketChannel> channels = new ConcurrentHashMap<>();
+
+        int bind(String listener) throws IOException {
+            ServerSocketChannel channel = ServerSocketChannel.open();
+            channels.put(listener, channel);
+            // Kafka's acceptor multiplexes the channel with a selector.
+            channel.configureBlocking(false);
+            channel.bind(new InetSocketAddress(HOST, 0));
+            return channel.socket().getLocalPort();
+        }
+
+        @Override
+        public ServerSocketChannel openServerSocket(
+                String listener, InetSocketAddress address, int backlog, int recvBufferSize)
+                throws IOException {
+            ServerSocketChannel channel = channels.remove(listener);
+            return channel != null
+                    ? channel
+                    : INSTANCE.openServerSocket(listener, address, backlog, recvBufferSize);
+        }
+
+        void closeUnused() {
+            channels.values().forEach(c -> Utils.closeQuietly(c, "server socket"));
+            channels.clear();
+        }
+    }
+}

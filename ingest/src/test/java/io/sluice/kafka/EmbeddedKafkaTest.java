@@ -1,0 +1,140 @@
+package io.sluice.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class EmbeddedKafkaTest {
+
+    @Test
+    void transactionalWritesAreVisibleToReadCommittedConsumers() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            kafka.createTopics(2, "events");
+            kafka.createTopics(2, "events"); // idempotent
+            List<String> expected = IntStream.range(0, 10).mapToObj(i -> "committed-" + i).toList();
+
+            try (KafkaProducer<String, String> producer = producer(kafka, "tx-1")) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                for (int i = 0; i < expected.size(); i++) {
+                    producer.send(new ProducerRecord<>("events", i % 2, "k" + i, expected.get(i)));
+                }
+                producer.commitTransaction();
+
+                // Proves the consumer really filters by isolation level.
+                producer.beginTransaction();
+                producer.send(new ProducerRecord<>("events", 0, "k", "aborted"));
+                producer.flush();
+                producer.abortTransaction();
+            }
+
+            assertThat(consumeAll(kafka, "events", expected.size()))
+                    .containsExactlyInAnyOrderElementsOf(expected);
+        }
+    }
+
+    @Test
+    void twoBrokersRunSideBySide() throws Exception {
+        try (EmbeddedKafka first = EmbeddedKafka.start();
+                EmbeddedKafka second = EmbeddedKafka.start()) {
+            assertThat(first.bootstrapServers()).isNotEqualTo(second.bootstrapServers());
+
+            first.createTopics(1, "only-in-first");
+            second.createTopics(1, "only-in-second");
+
+            assertThat(topics(first)).contains("only-in-first").doesNotContain("only-in-second");
+            assertThat(topics(second)).contains("only-in-second").doesNotContain("only-in-first");
+        }
+    }
+
+    @Test
+    void restartsOnTheSameDirectoryKeepingTopics(@TempDir Path dir) throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(dir)) {
+            kafka.createTopics(3, "durable");
+        }
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(dir)) {
+            assertThat(topics(kafka)).contains("durable");
+        }
+    }
+
+    @Test
+    void reportsStartupFailures(@TempDir Path dir) throws Exception {
+        Path notADirectory = Files.createFile(dir.resolve("file"));
+
+        assertThatThrownBy(() -> EmbeddedKafka.start(notADirectory))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(notADirectory.toString());
+    }
+
+    private static KafkaProducer<String, String> producer(EmbeddedKafka kafka, String txId) {
+        return new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        kafka.bootstrapServers(),
+                        ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                        txId,
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        true,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all"),
+                new StringSerializer(),
+                new StringSerializer());
+    }
+
+    private static List<String> consumeAll(EmbeddedKafka kafka, String topic, int expected) {
+        Map<String, Object> config =
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                        ConsumerConfig.GROUP_ID_CONFIG, "test",
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            // Poll past the expected count so a leaked aborted record would be caught.
+            while (System.nanoTime() < deadline && values.size() <= expected) {
+                for (ConsumerRecord<String, String> record :
+                        consumer.poll(Duration.ofMillis(200))) {
+                    values.add(record.value());
+                }
+                if (values.size() == expected && endOffsetsReached(consumer)) {
+                    break;
+                }
+            }
+        }
+        return values;
+    }
+
+    private static boolean endOffsetsReached(KafkaConsumer<String, String> consumer) {
+        return consumer.endOffsets(consumer.assignment()).entrySet().stream()
+                .allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+    }
+
+    private static Set<String> topics(EmbeddedKafka kafka) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            return admin.listTopics().names().get(10, TimeUnit.SECONDS);
+        }
+    }
+}
