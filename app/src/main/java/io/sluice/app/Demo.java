@@ -21,8 +21,9 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -136,24 +137,18 @@ final class Demo {
         StreamExecutionEnvironment env = Jobs.local(config, parallelism, CHECKPOINT_INTERVAL);
         IngestJob.define(env, config, true);
         JobClient job = env.executeAsync("sluice-ingest");
-        Path raw = Path.of(config.tablePath("raw", "").getPath());
+        Path raw = Path.of(config.rootUri()).resolve("raw");
         long started = System.nanoTime();
-        long lastReport = started;
-        while (!job.getJobStatus().get().isGloballyTerminalState()) {
-            if (System.nanoTime() - lastReport > Duration.ofSeconds(2).toNanos()) {
-                lastReport = System.nanoTime();
+        var result = job.getJobExecutionResult();
+        while (true) {
+            try {
+                result.get(2, TimeUnit.SECONDS); // throws with the cause if the job failed
+                break;
+            } catch (TimeoutException stillRunning) {
                 out.printf(
                         "ingest: running %.0fs, %d files committed%n",
                         seconds(started), countFiles(raw, ".avro"));
             }
-            job.getJobExecutionResult()
-                    .handle((r, e) -> null)
-                    .get(200, java.util.concurrent.TimeUnit.MILLISECONDS);
-        }
-        JobStatus status = job.getJobStatus().get();
-        if (status != JobStatus.FINISHED) {
-            job.getJobExecutionResult().get(); // surfaces the failure cause
-            throw new IllegalStateException("ingest job ended " + status);
         }
         out.printf("ingest: finished, %d files committed%n", countFiles(raw, ".avro"));
         return null;
