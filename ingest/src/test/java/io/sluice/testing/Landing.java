@@ -1,0 +1,44 @@
+package io.sluice.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+
+/** Reads a table's landing zone back with Avro's own reader, as any consumer of the lake would. */
+public final class Landing {
+
+    /** A landed row and the partition directory it was found in. */
+    public record Row(String partition, GenericRecord record) {}
+
+    private Landing() {}
+
+    /** Every row of every committed file (in-progress and hidden files are skipped). */
+    public static List<Row> rows(Path tableDir) {
+        List<Row> rows = new ArrayList<>();
+        if (!Files.isDirectory(tableDir)) {
+            return rows;
+        }
+        try (Stream<Path> files = Files.walk(tableDir)) {
+            for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+                String name = file.getFileName().toString();
+                if (name.startsWith(".") || name.startsWith("_")) {
+                    continue;
+                }
+                String partition = tableDir.relativize(file.getParent()).toString();
+                try (DataFileReader<GenericRecord> reader =
+                        new DataFileReader<>(file.toFile(), new GenericDatumReader<>())) {
+                    reader.forEach(r -> rows.add(new Row(partition, r)));
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + tableDir, e);
+        }
+        return rows;
+    }
+}
