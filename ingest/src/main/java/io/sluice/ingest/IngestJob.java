@@ -133,13 +133,14 @@ public final class IngestJob {
         Properties producer = properties(kafka);
         // Must stay under the broker's transaction.max.timeout.ms (15 min by default).
         producer.setProperty("transaction.timeout.ms", "600000");
+        String topic = DeadLetterSerializer.topicFor(table.topic());
         return KafkaSink.<DeadLetter>builder()
                 .setBootstrapServers(kafka.bootstrap())
                 .setKafkaProducerConfig(producer)
-                .setRecordSerializer(
-                        new DeadLetterSerializer(DeadLetterSerializer.topicFor(table.topic())))
+                .setRecordSerializer(new DeadLetterSerializer(topic))
                 .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-                .setTransactionalIdPrefix(kafka.group() + "-ingest-" + table.name() + "-dlq")
+                // Stable across restarts (recovery needs it) and unique per topic and group.
+                .setTransactionalIdPrefix(kafka.group() + "-ingest-" + topic)
                 .build();
     }
 

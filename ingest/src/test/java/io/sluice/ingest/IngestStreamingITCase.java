@@ -1,0 +1,289 @@
+package io.sluice.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.event.Parsed;
+import io.sluice.generate.GeneratedRecord;
+import io.sluice.generate.Generator;
+import io.sluice.generate.GeneratorOptions;
+import io.sluice.kafka.EmbeddedKafka;
+import io.sluice.testing.Await;
+import io.sluice.testing.Landing;
+import io.sluice.testing.TestConfigs;
+import io.sluice.testing.Topics;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The ingest job while it runs: hour completeness, late re-opening, and recovery from failure. */
+class IngestStreamingITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    static final Duration TIMEOUT = Duration.ofMinutes(2);
+    static final Instant H0 =
+            Instant.now().truncatedTo(ChronoUnit.HOURS).minus(5, ChronoUnit.HOURS);
+
+    static EmbeddedKafka kafka;
+
+    @TempDir Path root;
+
+    @BeforeAll
+    static void startKafka() {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopKafka() {
+        kafka.close();
+    }
+
+    /** The page_views table on a one-partition topic, so the test controls the watermark. */
+    private TableConfig pageViews(SluiceConfig config) {
+        TableConfig views = config.table("page_views").orElseThrow();
+        kafka.createTopics(1, views.topic(), DeadLetterSerializer.topicFor(views.topic()));
+        return views;
+    }
+
+    private SluiceConfig config() {
+        return TestConfigs.shop(
+                root, kafka.bootstrapServers(), "s" + UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    private static StreamExecutionEnvironment env() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(200);
+        return env;
+    }
+
+    private static LandingSink landing(SluiceConfig config, TableConfig table) {
+        return new LandingSink(
+                config.tablePath("raw", table.name()).toString(),
+                table.name(),
+                table.schema(),
+                IngestJob.CODEC,
+                table.allowedLateness());
+    }
+
+    private static ProducerRecord<byte[], byte[]> view(TableConfig table, Instant time) {
+        String json =
+                "{\"event_id\":\""
+                        + UUID.randomUUID()
+                        + "\",\"event_time\":\""
+                        + time
+                        + "\",\"user_id\":\"u1\",\"session_id\":\"s1\",\"page\":\"/\","
+                        + "\"device\":\"WEB\",\"country\":\"DE\"}";
+        return new ProducerRecord<>(table.topic(), "u1".getBytes(), json.getBytes());
+    }
+
+    private static Path hour(Path tableDir, Instant t) {
+        return tableDir.resolve(HourPartitioner.partition(t.toEpochMilli()));
+    }
+
+    private static long manifestRows(Path hourDir) {
+        try {
+            return Files.exists(hourDir.resolve(HourManifest.NAME))
+                    ? HourManifest.read(new org.apache.flink.core.fs.Path(hourDir.toUri()))
+                            .get("rows")
+                            .asLong()
+                    : -1;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void shouldPublishManifestsOnlyForCompleteHoursAndReopenThemForLateEvents() throws Exception {
+        SluiceConfig config = config();
+        TableConfig views = pageViews(config);
+        Path dir = Path.of(config.tablePath("raw", views.name()));
+        StreamExecutionEnvironment env = env();
+        // One reader for the one partition: a reader without a split only counts as idle after
+        // the table's idleness timeout, and would hold the watermark back until then.
+        env.setParallelism(1);
+        IngestJob.defineTable(
+                env,
+                views,
+                IngestJob.source(config.kafka(), views, false),
+                IngestJob.deadLetterSink(config.kafka(), views),
+                landing(config, views));
+        JobClient job = env.executeAsync("ingest-streaming-it");
+        try {
+            Instant h1 = H0.plus(1, ChronoUnit.HOURS);
+            Instant h2 = H0.plus(2, ChronoUnit.HOURS);
+            List<ProducerRecord<byte[], byte[]>> first = new ArrayList<>();
+            first.add(new ProducerRecord<>(views.topic(), "{not json".getBytes()));
+            first.add(view(views, H0.plus(10, ChronoUnit.MINUTES)));
+            first.add(view(views, H0.plus(50, ChronoUnit.MINUTES)));
+            first.add(view(views, h1.plus(30, ChronoUnit.MINUTES)));
+            // Watermark: h2+5m-30s, past H0's end + 15m lateness, short of h1's.
+            first.add(view(views, h2.plus(5, ChronoUnit.MINUTES)));
+            Topics.send(kafka.bootstrapServers(), first);
+            Await.until("H0 manifest", TIMEOUT, () -> manifestRows(hour(dir, H0)) == 2);
+            assertThat(hour(dir, h1).resolve(HourManifest.NAME)).doesNotExist();
+            assertThat(hour(dir, h2).resolve(HourManifest.NAME)).doesNotExist();
+            assertThat(Landing.rows(dir)).hasSize(4);
+
+            Topics.send(
+                    kafka.bootstrapServers(),
+                    List.of(view(views, H0.plus(20, ChronoUnit.MINUTES))));
+            Await.until("late row re-commits H0", TIMEOUT, () -> manifestRows(hour(dir, H0)) == 3);
+            assertThat(
+                            HourManifest.read(
+                                            new org.apache.flink.core.fs.Path(
+                                                    hour(dir, H0).toUri()))
+                                    .get("files"))
+                    .hasSize(2);
+
+            Topics.send(
+                    kafka.bootstrapServers(),
+                    List.of(view(views, h2.plus(50, ChronoUnit.MINUTES))));
+            Await.until("H1 manifest", TIMEOUT, () -> manifestRows(hour(dir, h1)) == 1);
+            assertThat(hour(dir, h2).resolve(HourManifest.NAME)).doesNotExist();
+            assertThat(
+                            Topics.readAll(
+                                    kafka.bootstrapServers(),
+                                    DeadLetterSerializer.topicFor(views.topic())))
+                    .hasSize(1);
+        } finally {
+            job.cancel().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    static final AtomicBoolean FAIL_NEXT_RECORD = new AtomicBoolean();
+
+    /** Throws once, when armed, to fail the source task in the middle of the stream. */
+    static final class FailOnce implements KafkaRecordDeserializationSchema<Parsed> {
+        private final ParsingDeserializer inner;
+
+        FailOnce(ParsingDeserializer inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public void open(DeserializationSchema.InitializationContext context) throws Exception {
+            inner.open(context);
+        }
+
+        @Override
+        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Parsed> out)
+                throws IOException {
+            if (FAIL_NEXT_RECORD.compareAndSet(true, false)) {
+                throw new IOException("injected task failure at offset " + record.offset());
+            }
+            inner.deserialize(record, out);
+        }
+
+        @Override
+        public TypeInformation<Parsed> getProducedType() {
+            return inner.getProducedType();
+        }
+    }
+
+    @Test
+    void shouldStayExactlyOnceWhenATaskFailsInTheMiddleOfTheStream() throws Exception {
+        SluiceConfig config = config();
+        TableConfig views = pageViews(config);
+        Path dir = Path.of(config.tablePath("raw", views.name()));
+        List<GeneratedRecord> events = new ArrayList<>();
+        new Generator(
+                        List.of(views),
+                        GeneratorOptions.defaults(4_000, 5).withStart(H0).withRates(0.0, 0.05, 0.0))
+                .run(events::add);
+        long valid = events.stream().filter(e -> e.kind() == GeneratedRecord.Kind.VALID).count();
+        List<GeneratedRecord> firstHalf = events.subList(0, 2_000);
+        long firstValid =
+                firstHalf.stream().filter(e -> e.kind() == GeneratedRecord.Kind.VALID).count();
+        KafkaSource<Parsed> source =
+                KafkaSource.<Parsed>builder()
+                        .setBootstrapServers(kafka.bootstrapServers())
+                        .setTopics(views.topic())
+                        .setGroupId("failure-it")
+                        .setStartingOffsets(OffsetsInitializer.earliest())
+                        .setBounded(
+                                OffsetsInitializer.offsets(
+                                        Map.of(
+                                                new TopicPartition(views.topic(), 0),
+                                                (long) events.size())))
+                        .setDeserializer(
+                                new FailOnce(new ParsingDeserializer(IngestJob.parseSpec(views))))
+                        .build();
+        StreamExecutionEnvironment env = env();
+        IngestJob.defineTable(
+                env,
+                views,
+                source,
+                IngestJob.deadLetterSink(config.kafka(), views),
+                landing(config, views));
+        JobClient job = env.executeAsync("ingest-failure-it");
+
+        send(views, firstHalf);
+        Await.until("first half committed", TIMEOUT, () -> Landing.rows(dir).size() == firstValid);
+        FAIL_NEXT_RECORD.set(true);
+        send(views, events.subList(2_000, events.size()));
+        job.getJobExecutionResult().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+
+        assertThat(FAIL_NEXT_RECORD).as("the injected failure happened").isFalse();
+        assertThat(Landing.rows(dir))
+                .extracting(r -> r.record().get("event_id").toString())
+                .containsExactlyInAnyOrderElementsOf(
+                        events.stream()
+                                .filter(e -> e.kind() == GeneratedRecord.Kind.VALID)
+                                .map(GeneratedRecord::eventId)
+                                .toList())
+                .hasSize((int) valid);
+        assertThat(
+                        Topics.readAll(
+                                kafka.bootstrapServers(),
+                                DeadLetterSerializer.topicFor(views.topic())))
+                .hasSize(
+                        (int)
+                                events.stream()
+                                        .filter(e -> e.kind() == GeneratedRecord.Kind.INVALID)
+                                        .count());
+    }
+
+    private static void send(TableConfig table, List<GeneratedRecord> records) {
+        Topics.send(
+                kafka.bootstrapServers(),
+                records.stream()
+                        .map(r -> new ProducerRecord<>(table.topic(), r.key(), r.value()))
+                        .toList());
+    }
+}
