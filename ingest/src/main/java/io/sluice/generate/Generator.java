@@ -243,7 +243,7 @@ public final class Generator {
                 long bad =
                         pastTurn
                                 ? Instant.parse("1971-01-01T00:00:00Z").toEpochMilli()
-                                : Instant.now().plusSeconds(10L * 365 * 86_400).toEpochMilli();
+                                : options.start().plusSeconds(10L * 365 * 86_400).toEpochMilli();
                 event.put(table.eventTime(), bad);
                 return encode(table, event);
             case UNKNOWN_SCHEMA:

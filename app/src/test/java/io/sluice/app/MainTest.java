@@ -1,0 +1,82 @@
+package io.sluice.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private PrintStream oldErr;
+    private PrintStream oldOut;
+
+    @BeforeEach
+    void capture() {
+        oldErr = System.err;
+        oldOut = System.out;
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void restore() {
+        System.setErr(oldErr);
+        System.setOut(oldOut);
+    }
+
+    @Test
+    void shouldDescribeEveryCommandInHelp() {
+        for (String command : new String[] {"demo", "ingest", "generate"}) {
+            out.reset();
+            assertThat(Main.run(command, "--help")).isZero();
+            assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: sluice " + command);
+        }
+    }
+
+    @Test
+    void shouldNameTheOptionWhenAnArgumentIsBad() {
+        assertThat(Main.run("demo", "--events", "lots")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--events", "lots");
+
+        err.reset();
+        assertThat(Main.run("demo", "--events", "0")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--events must be at least 1");
+    }
+
+    @Test
+    void shouldNameTheKeyAndLineOfABadConfig(@TempDir Path dir) throws Exception {
+        Path config = dir.resolve("sluice.yaml");
+        Files.writeString(
+                config,
+                "kafka: { bootstrap: localhost:9092 }\n"
+                        + "storage: { root: file:./data }\n"
+                        + "tables:\n"
+                        + "  - name: views\n"
+                        + "    topic: v\n"
+                        + "    schema: PageView\n"
+                        + "    event_time: event_time\n"
+                        + "    key: user_id\n"
+                        + "    id: event_id\n"
+                        + "    buckets: many\n");
+
+        assertThat(Main.run("ingest", "--config", config.toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("sluice.yaml:10", "tables[0].buckets");
+    }
+
+    @Test
+    void shouldReportAMissingConfigFile(@TempDir Path dir) {
+        assertThat(Main.run("generate", "--config", dir.resolve("nope.yaml").toString()))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("nope.yaml");
+    }
+}
