@@ -11,9 +11,7 @@ import io.sluice.ingest.DeadLetterSerializer;
 import io.sluice.ingest.IngestJob;
 import io.sluice.kafka.EmbeddedKafka;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +32,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 final class Demo {
 
-    static final String CONFIG_RESOURCE = "/io/sluice/app/sluice.yaml";
     private static final List<String> OUTPUTS =
             List.of("raw", "warehouse", "features", "online.db", "summary.json", "sluice.yaml");
     private static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
@@ -60,13 +57,15 @@ final class Demo {
     Map<String, Object> run() throws Exception {
         long begin = System.nanoTime();
         prepareDirectory();
+        Path checkpoints = Files.createTempDirectory("sluice-demo-checkpoints-");
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
-            SluiceConfig config = writeConfig(kafka.bootstrapServers());
+            SluiceConfig config = ReferenceConfig.writeInto(dir, kafka.bootstrapServers());
             createTopics(kafka, config);
             GeneratorStats generated = stage("generate", () -> generate(config));
-            stage("ingest", () -> ingest(config));
+            stage("ingest", () -> ingest(config, checkpoints));
             stage("verify", () -> verify(config, generated));
         }
+        deleteRecursively(checkpoints);
         elapsed.put("total", seconds(begin));
         summary.put("elapsed_seconds", elapsed);
         Files.writeString(
@@ -83,20 +82,6 @@ final class Demo {
             deleteRecursively(dir.resolve(name));
         }
         out.println("sluice demo: data directory " + dir);
-    }
-
-    /** The reference config, pointed at this run's broker and at the data directory. */
-    private SluiceConfig writeConfig(String bootstrap) throws IOException {
-        String yaml;
-        try (InputStream in = Demo.class.getResourceAsStream(CONFIG_RESOURCE)) {
-            yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        yaml =
-                yaml.replace("${KAFKA_BOOTSTRAP:-localhost:9092}", bootstrap)
-                        .replace("${SLUICE_STORAGE_ROOT:-file:./data}", "file:.");
-        Path file = dir.resolve("sluice.yaml");
-        Files.writeString(file, yaml);
-        return SluiceConfig.load(file);
     }
 
     private void createTopics(EmbeddedKafka kafka, SluiceConfig config) {
@@ -133,8 +118,9 @@ final class Demo {
         return stats;
     }
 
-    private Void ingest(SluiceConfig config) throws Exception {
-        StreamExecutionEnvironment env = Jobs.local(config, parallelism, CHECKPOINT_INTERVAL);
+    private Void ingest(SluiceConfig config, Path checkpoints) throws Exception {
+        StreamExecutionEnvironment env =
+                Jobs.local(parallelism, CHECKPOINT_INTERVAL, checkpoints.resolve("ingest"));
         IngestJob.define(env, config, true);
         JobClient job = env.executeAsync("sluice-ingest");
         Path raw = Path.of(config.rootUri()).resolve("raw");

@@ -26,7 +26,7 @@ final class IngestCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         SluiceConfig cfg = SluiceConfig.load(config);
-        StreamExecutionEnvironment env = Jobs.environment(cfg);
+        StreamExecutionEnvironment env = Jobs.environment(cfg, "ingest");
         IngestJob.define(env, cfg, bounded);
         env.execute("sluice-ingest");
         return 0;

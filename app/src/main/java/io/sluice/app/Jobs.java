@@ -1,41 +1,49 @@
 package io.sluice.app;
 
 import io.sluice.config.SluiceConfig;
+import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
-/** How every Sluice job sets up its Flink environment from {@code sluice.yaml}. */
-final class Jobs {
+/**
+ * How every Sluice job sets up its Flink environment. Checkpoints always go to a file system, never
+ * to JobManager memory, which caps state at a few megabytes.
+ */
+public final class Jobs {
 
     private Jobs() {}
 
-    /** The environment of a deployed job: local when run outside a cluster. */
-    static StreamExecutionEnvironment environment(SluiceConfig config) {
+    /**
+     * The environment of a deployed job (local when run outside a cluster). Checkpoints go to
+     * {@code checkpoint.dir}, or else to {@code <storage root>/_flink/<job>}.
+     */
+    static StreamExecutionEnvironment environment(SluiceConfig config, String job) {
+        URI dir =
+                config.checkpoint()
+                        .dir()
+                        .orElseGet(() -> URI.create(config.rootUri() + "/_flink/" + job));
         return checkpointed(
-                StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(config)),
+                StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(dir)),
                 config.checkpoint().interval());
     }
 
-    /** An in-process MiniCluster for local mode. */
-    static StreamExecutionEnvironment local(
-            SluiceConfig config, int parallelism, Duration checkpointInterval) {
+    /** An in-process MiniCluster for local mode, checkpointing to {@code checkpointDir}. */
+    public static StreamExecutionEnvironment local(
+            int parallelism, Duration checkpointInterval, Path checkpointDir) {
         return checkpointed(
-                StreamExecutionEnvironment.createLocalEnvironment(parallelism, flinkConfig(config)),
+                StreamExecutionEnvironment.createLocalEnvironment(
+                        parallelism, flinkConfig(checkpointDir.toUri())),
                 checkpointInterval);
     }
 
-    private static Configuration flinkConfig(SluiceConfig config) {
+    private static Configuration flinkConfig(URI checkpointDir) {
         Configuration conf = new Configuration();
-        config.checkpoint()
-                .dir()
-                .ifPresent(
-                        dir ->
-                                conf.set(
-                                        CheckpointingOptions.CHECKPOINTS_DIRECTORY,
-                                        dir.toString()));
+        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir.toString());
         return conf;
     }
 

@@ -10,7 +10,12 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Kafka to an exactly-once event lake and a consistent feature store.",
-        subcommands = {DemoCommand.class, IngestCommand.class, GenerateCommand.class})
+        subcommands = {
+            DemoCommand.class,
+            IngestCommand.class,
+            GenerateCommand.class,
+            BenchCommand.class
+        })
 public final class Main {
 
     public static void main(String[] args) {

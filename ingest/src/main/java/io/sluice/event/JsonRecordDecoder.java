@@ -1,7 +1,9 @@
 package io.sluice.event;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -30,11 +32,14 @@ import org.apache.avro.generic.GenericRecord;
  */
 public final class JsonRecordDecoder implements RecordDecoder {
 
+    /** For the tree path; the top-level object is read from the factory's parsers directly. */
     private static final ObjectMapper MAPPER =
             JsonMapper.builder()
                     .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
                     .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                     .build();
+
+    private static final JsonFactory FACTORY = new JsonFactory();
 
     private final Schema schema;
     private final boolean strict;
@@ -50,19 +55,150 @@ public final class JsonRecordDecoder implements RecordDecoder {
 
     @Override
     public GenericRecord decode(byte[] bytes) throws InvalidEventException {
-        JsonNode root;
-        try {
-            root = MAPPER.readTree(bytes);
+        // Duplicate keys are caught per field below; the parser's own detection costs a hash set
+        // per object on the hot path.
+        try (JsonParser parser = FACTORY.createParser(bytes)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw new InvalidEventException(Reason.MALFORMED, "expected a JSON object");
+            }
+            GenericRecord record = streamRecord(parser);
+            if (parser.nextToken() != null) {
+                throw new InvalidEventException(
+                        Reason.MALFORMED, "malformed JSON: trailing content after the object");
+            }
+            return record;
         } catch (JsonProcessingException e) {
             throw new InvalidEventException(
                     Reason.MALFORMED, "malformed JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
             throw new InvalidEventException(Reason.MALFORMED, "unreadable JSON: " + e);
         }
-        if (root == null || !root.isObject()) {
-            throw new InvalidEventException(Reason.MALFORMED, "expected a JSON object");
+    }
+
+    /**
+     * Reads the top-level object token by token, straight into the record: no intermediate tree,
+     * which is most of the cost of decoding on the ingest hot path. Nested values of complex types
+     * take the tree path below.
+     */
+    private GenericRecord streamRecord(JsonParser parser)
+            throws IOException, InvalidEventException {
+        GenericData.Record record = new GenericData.Record(schema);
+        boolean[] present = new boolean[schema.getFields().size()];
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String name = parser.currentName();
+            Schema.Field field = schema.getField(name);
+            JsonToken token = parser.nextToken();
+            if (field == null) {
+                if (strict) {
+                    throw unknownField(schema, "", name);
+                }
+                parser.skipChildren();
+                continue;
+            }
+            if (present[field.pos()]) {
+                throw new InvalidEventException(
+                        Reason.MALFORMED, "malformed JSON: duplicate field '" + name + "'");
+            }
+            present[field.pos()] = true;
+            record.put(
+                    field.pos(),
+                    token == JsonToken.VALUE_NULL
+                            ? absent(field, false, name)
+                            : streamValue(field.schema(), parser, name));
         }
-        return record(schema, root, "");
+        for (Schema.Field field : schema.getFields()) {
+            if (!present[field.pos()]) {
+                record.put(field.pos(), absent(field, true, field.name()));
+            }
+        }
+        return record;
+    }
+
+    private Object streamValue(Schema s, JsonParser p, String path)
+            throws IOException, InvalidEventException {
+        Schema type = s.getType() == Schema.Type.UNION ? singleNonNullBranch(s) : s;
+        JsonToken token = p.currentToken();
+        switch (type == null ? Schema.Type.UNION : type.getType()) {
+            case STRING:
+                if (token == JsonToken.VALUE_STRING) {
+                    return p.getText();
+                }
+                break;
+            case ENUM:
+                if (token == JsonToken.VALUE_STRING) {
+                    String symbol = p.getText();
+                    if (type.hasEnumSymbol(symbol)) {
+                        return GenericData.get().createEnum(symbol, type);
+                    }
+                    throw wrongType(path, "one of " + type.getEnumSymbols(), token, symbol);
+                }
+                break;
+            case BOOLEAN:
+                if (token == JsonToken.VALUE_TRUE || token == JsonToken.VALUE_FALSE) {
+                    return token == JsonToken.VALUE_TRUE;
+                }
+                break;
+            case INT:
+                if (token == JsonToken.VALUE_NUMBER_INT
+                        && p.getNumberType() == JsonParser.NumberType.INT) {
+                    return p.getIntValue();
+                }
+                break;
+            case LONG:
+                return streamLong(type, p, path);
+            case FLOAT:
+            case DOUBLE:
+                if (token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_NUMBER_FLOAT) {
+                    double d = p.getDoubleValue();
+                    if (type.getType() == Schema.Type.FLOAT && Float.isFinite((float) d)) {
+                        return (float) d;
+                    }
+                    if (type.getType() == Schema.Type.DOUBLE && Double.isFinite(d)) {
+                        return d;
+                    }
+                }
+                break;
+            default:
+                // Records, arrays, maps and unions of several types: rare, so the tree path.
+                return value(s, MAPPER.readTree(p), path);
+        }
+        throw wrongType(path, describe(type), token, p.getText());
+    }
+
+    private static Object streamLong(Schema s, JsonParser p, String path)
+            throws IOException, InvalidEventException {
+        JsonToken token = p.currentToken();
+        if (token == JsonToken.VALUE_NUMBER_INT
+                && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+            return p.getLongValue();
+        }
+        if (token == JsonToken.VALUE_STRING && isTimestamp(s)) {
+            return instant(s, p.getText(), path);
+        }
+        throw wrongType(
+                path,
+                isTimestamp(s) ? "an ISO-8601 instant or epoch number" : "long",
+                token,
+                p.getText());
+    }
+
+    private static Schema singleNonNullBranch(Schema union) {
+        Schema only = null;
+        for (Schema branch : union.getTypes()) {
+            if (branch.getType() != Schema.Type.NULL) {
+                if (only != null) {
+                    return null;
+                }
+                only = branch;
+            }
+        }
+        return only;
+    }
+
+    private static InvalidEventException unknownField(Schema record, String path, String name) {
+        return new InvalidEventException(
+                Reason.UNKNOWN_FIELD,
+                "unknown field '" + path + name + "' under strict schema " + record.getName());
     }
 
     private GenericRecord record(Schema recordSchema, JsonNode node, String path)
@@ -71,13 +207,7 @@ public final class JsonRecordDecoder implements RecordDecoder {
             for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
                 String name = names.next();
                 if (recordSchema.getField(name) == null) {
-                    throw new InvalidEventException(
-                            Reason.UNKNOWN_FIELD,
-                            "unknown field '"
-                                    + path
-                                    + name
-                                    + "' under strict schema "
-                                    + recordSchema.getName());
+                    throw unknownField(recordSchema, path, name);
                 }
             }
         }
@@ -197,26 +327,33 @@ public final class JsonRecordDecoder implements RecordDecoder {
 
     private static Object longValue(Schema s, JsonNode v, String path)
             throws InvalidEventException {
-        LogicalType logical = s.getLogicalType();
-        boolean timestamp =
-                logical instanceof LogicalTypes.TimestampMillis
-                        || logical instanceof LogicalTypes.TimestampMicros;
         if (v.isIntegralNumber() && v.canConvertToLong()) {
             return v.longValue();
         }
-        if (timestamp && v.isTextual()) {
-            try {
-                Instant instant = Instant.parse(v.textValue());
-                return logical instanceof LogicalTypes.TimestampMicros
-                        ? Math.addExact(
-                                Math.multiplyExact(instant.getEpochSecond(), 1_000_000L),
-                                instant.getNano() / 1_000L)
-                        : instant.toEpochMilli();
-            } catch (DateTimeParseException | ArithmeticException e) {
-                throw wrongType(path, "an ISO-8601 instant or epoch number", v);
-            }
+        if (isTimestamp(s) && v.isTextual()) {
+            return instant(s, v.textValue(), path);
         }
-        throw wrongType(path, timestamp ? "an ISO-8601 instant or epoch number" : "long", v);
+        throw wrongType(path, isTimestamp(s) ? "an ISO-8601 instant or epoch number" : "long", v);
+    }
+
+    private static boolean isTimestamp(Schema s) {
+        LogicalType logical = s.getLogicalType();
+        return logical instanceof LogicalTypes.TimestampMillis
+                || logical instanceof LogicalTypes.TimestampMicros;
+    }
+
+    private static long instant(Schema s, String text, String path) throws InvalidEventException {
+        try {
+            Instant instant = Instant.parse(text);
+            return s.getLogicalType() instanceof LogicalTypes.TimestampMicros
+                    ? Math.addExact(
+                            Math.multiplyExact(instant.getEpochSecond(), 1_000_000L),
+                            instant.getNano() / 1_000L)
+                    : instant.toEpochMilli();
+        } catch (DateTimeParseException | ArithmeticException e) {
+            throw wrongType(
+                    path, "an ISO-8601 instant or epoch number", JsonToken.VALUE_STRING, text);
+        }
     }
 
     private static boolean isNullable(Schema s) {
@@ -230,19 +367,31 @@ public final class JsonRecordDecoder implements RecordDecoder {
     }
 
     private static InvalidEventException wrongType(String path, String expected, JsonNode v) {
-        String shown = v.toString();
+        return wrongType(path, expected, v.getNodeType().toString(), v.toString());
+    }
+
+    private static InvalidEventException wrongType(
+            String path, String expected, JsonToken token, String text) {
+        String kind =
+                switch (token) {
+                    case VALUE_STRING -> "STRING";
+                    case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "NUMBER";
+                    case VALUE_TRUE, VALUE_FALSE -> "BOOLEAN";
+                    case START_OBJECT -> "OBJECT";
+                    case START_ARRAY -> "ARRAY";
+                    default -> String.valueOf(token);
+                };
+        return wrongType(
+                path, expected, kind, token == JsonToken.VALUE_STRING ? '"' + text + '"' : text);
+    }
+
+    private static InvalidEventException wrongType(
+            String path, String expected, String kind, String shown) {
         if (shown.length() > 64) {
             shown = shown.substring(0, 64) + "...";
         }
         return new InvalidEventException(
                 Reason.WRONG_TYPE,
-                "field '"
-                        + path
-                        + "' expects "
-                        + expected
-                        + ", got "
-                        + v.getNodeType()
-                        + " "
-                        + shown);
+                "field '" + path + "' expects " + expected + ", got " + kind + " " + shown);
     }
 }

@@ -63,6 +63,9 @@ public final class IngestJob {
             Sink<DeadLetter> deadLetters,
             Sink<Event> landing) {
         String t = table.name();
+        // No operator here keeps a reference to a record after emitting it, so chained operators
+        // may hand records on without a defensive copy.
+        env.getConfig().enableObjectReuse();
         WatermarkStrategy<Parsed> watermarks =
                 WatermarkStrategy.<Parsed>forBoundedOutOfOrderness(table.maxOutOfOrderness())
                         // Dead letters carry no trustworthy time; MIN_VALUE never moves the

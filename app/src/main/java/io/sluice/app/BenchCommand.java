@@ -1,0 +1,64 @@
+package io.sluice.app;
+
+import io.sluice.app.bench.BenchmarkReport;
+import io.sluice.app.bench.IngestBenchmark;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sluice bench}: the benchmarks behind docs/benchmarks.md. */
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        description = "Run a benchmark and write its figures to docs/benchmarks.md.",
+        subcommands = {BenchCommand.Ingest.class})
+final class BenchCommand {
+
+    @Command(
+            name = "ingest",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Drain a pre-filled topic through the ingest job and through a consume-only"
+                            + " job; report both rates and their ratio.")
+    static final class Ingest implements Callable<Integer> {
+
+        @Option(
+                names = "--events",
+                defaultValue = "1000000",
+                description = "Records in the topic (default ${DEFAULT-VALUE}).")
+        long events;
+
+        @Option(
+                names = "--runs",
+                defaultValue = "3",
+                description = "Runs of each job; medians are reported (default ${DEFAULT-VALUE}).")
+        int runs;
+
+        @Option(
+                names = "--parallelism",
+                defaultValue = "2",
+                description = "Job parallelism and topic partitions (default ${DEFAULT-VALUE}).")
+        int parallelism;
+
+        @Option(
+                names = "--report",
+                defaultValue = "docs/benchmarks.md",
+                description = "Markdown file to update (default ${DEFAULT-VALUE}).")
+        Path report;
+
+        @Override
+        public Integer call() throws Exception {
+            if (events < 1 || runs < 1 || parallelism < 1) {
+                throw new IllegalArgumentException(
+                        "--events, --runs and --parallelism must be at least 1");
+            }
+            Path work = Files.createTempDirectory("sluice-bench-");
+            String section = new IngestBenchmark(events, runs, parallelism, System.out).run(work);
+            BenchmarkReport.update(report, "ingest", section);
+            System.out.println(section);
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package io.sluice.app.bench;
+
+import io.sluice.app.Jobs;
+import io.sluice.app.ReferenceConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.generate.Generator;
+import io.sluice.generate.GeneratorOptions;
+import io.sluice.ingest.DeadLetterSerializer;
+import io.sluice.ingest.IngestJob;
+import io.sluice.ingest.LandingSink;
+import io.sluice.kafka.EmbeddedKafka;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Ingest throughput against a consume-only baseline: the same Kafka source, the same pre-filled
+ * topic, the same parallelism, with every record dropped right after the source. The ratio says
+ * what parsing, de-duplication and exactly-once landing cost over just reading the topic.
+ */
+public final class IngestBenchmark {
+
+    private final long events;
+    private final int runs;
+    private final int parallelism;
+    private final PrintStream out;
+    private static final java.time.Duration CHECKPOINTS = java.time.Duration.ofSeconds(2);
+    private Path checkpoints;
+
+    public IngestBenchmark(long events, int runs, int parallelism, PrintStream out) {
+        this.events = events;
+        this.runs = runs;
+        this.parallelism = parallelism;
+        this.out = out;
+    }
+
+    /** Runs the benchmark and returns the markdown section it measured. */
+    public String run(Path workDir) throws Exception {
+        checkpoints = workDir.resolve("checkpoints");
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            SluiceConfig config = ReferenceConfig.writeInto(workDir, kafka.bootstrapServers());
+            TableConfig table = config.table("page_views").orElseThrow();
+            kafka.createTopics(parallelism, table.topic());
+            kafka.createTopics(1, DeadLetterSerializer.topicFor(table.topic()));
+            long produced = fill(kafka.bootstrapServers(), table);
+            // One unmeasured round first, so neither job pays for the JIT compiling its path.
+            consumeOnly(kafka.bootstrapServers(), table, produced);
+            ingest(config, table, workDir.resolve("warm-up"), produced);
+            List<Double> baseline = new ArrayList<>();
+            List<Double> ingest = new ArrayList<>();
+            List<Double> ratios = new ArrayList<>();
+            for (int run = 1; run <= runs; run++) {
+                baseline.add(consumeOnly(kafka.bootstrapServers(), table, produced));
+                ingest.add(ingest(config, table, workDir.resolve("run-" + run), produced));
+                ratios.add(ingest.get(run - 1) / baseline.get(run - 1));
+                out.printf(
+                        "run %d/%d: consume-only %,.0f rec/s, ingest %,.0f rec/s, ratio %.2f%n",
+                        run, runs, baseline.get(run - 1), ingest.get(run - 1), ratios.get(run - 1));
+            }
+            return String.join(
+                    "\n",
+                    "## Ingest: Kafka to the Avro landing zone",
+                    "",
+                    String.format(
+                            "`./sluice bench ingest --events %d --runs %d` drains a pre-filled"
+                                + " topic of %,d page-view records (JSON, %d partitions, 2%%"
+                                + " duplicates, 2%% invalid) on a local MiniCluster with"
+                                + " parallelism %d, after one unmeasured warm-up round. Checkpoints"
+                                + " every 2 s; each run is a consume-only job then an ingest job on"
+                                + " the same topic.",
+                            events, runs, produced, parallelism, parallelism),
+                    "",
+                    "| measure | median | runs |",
+                    "|---|---|---|",
+                    String.format(
+                            "| consume-only rec/s (same Kafka source, records discarded) | %,.0f |"
+                                    + " %s |",
+                            BenchmarkReport.median(baseline), fmt(baseline, "%,.0f")),
+                    String.format(
+                            "| ingest rec/s (parse, validate, de-duplicate, land exactly-once) |"
+                                    + " %,.0f | %s |",
+                            BenchmarkReport.median(ingest), fmt(ingest, "%,.0f")),
+                    String.format(
+                            "| **ingest ÷ consume-only** (goal ≥ 0.5) | **%.2f** | %s |",
+                            BenchmarkReport.median(ratios), fmt(ratios, "%.2f")),
+                    "",
+                    "Measured "
+                            + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                            + ".");
+        }
+    }
+
+    private long fill(String bootstrap, TableConfig table) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        long start = System.nanoTime();
+        long[] count = {0};
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            new Generator(List.of(table), GeneratorOptions.defaults(events, 1))
+                    .run(
+                            r -> {
+                                producer.send(new ProducerRecord<>(r.topic(), r.key(), r.value()));
+                                count[0]++;
+                            });
+        }
+        out.printf(
+                "filled %s with %,d records in %.1fs%n",
+                table.topic(), count[0], (System.nanoTime() - start) / 1e9);
+        return count[0];
+    }
+
+    private double consumeOnly(String bootstrap, TableConfig table, long records) throws Exception {
+        StreamExecutionEnvironment env = Jobs.local(parallelism, CHECKPOINTS, checkpoints);
+        KafkaSource<byte[]> source =
+                KafkaSource.<byte[]>builder()
+                        .setBootstrapServers(bootstrap)
+                        .setTopics(table.topic())
+                        .setGroupId("bench-" + UUID.randomUUID())
+                        .setStartingOffsets(OffsetsInitializer.earliest())
+                        .setBounded(OffsetsInitializer.latest())
+                        .setDeserializer(new ValueBytes())
+                        .build();
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "consume-only")
+                .sinkTo(new DiscardingSink<>());
+        return records / seconds(env.execute("bench-consume-only").getNetRuntime());
+    }
+
+    private double ingest(SluiceConfig config, TableConfig table, Path dir, long records)
+            throws Exception {
+        StreamExecutionEnvironment env = Jobs.local(parallelism, CHECKPOINTS, checkpoints);
+        var kafka = config.kafka();
+        IngestJob.defineTable(
+                env,
+                table,
+                KafkaSource.<io.sluice.event.Parsed>builder()
+                        .setBootstrapServers(kafka.bootstrap())
+                        .setTopics(table.topic())
+                        .setGroupId("bench-" + UUID.randomUUID())
+                        .setStartingOffsets(OffsetsInitializer.earliest())
+                        .setBounded(OffsetsInitializer.latest())
+                        .setDeserializer(
+                                new io.sluice.ingest.ParsingDeserializer(
+                                        IngestJob.parseSpec(table)))
+                        .build(),
+                IngestJob.deadLetterSink(kafka, table),
+                new LandingSink(
+                        dir.toUri().toString(),
+                        table.name(),
+                        table.schema(),
+                        IngestJob.CODEC,
+                        table.allowedLateness()));
+        double rate = records / seconds(env.execute("bench-ingest").getNetRuntime());
+        deleteRecursively(dir);
+        return rate;
+    }
+
+    private static double seconds(long millis) {
+        return millis / 1000.0;
+    }
+
+    private static String fmt(List<Double> values, String format) {
+        return values.stream().map(v -> String.format(format, v)).toList().toString();
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var all = Files.walk(dir)) {
+                for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    /** The consume-only deserializer: hands on the value bytes and nothing else. */
+    static final class ValueBytes implements KafkaRecordDeserializationSchema<byte[]> {
+        @Override
+        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<byte[]> out) {
+            out.collect(record.value());
+        }
+
+        @Override
+        public TypeInformation<byte[]> getProducedType() {
+            return PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO;
+        }
+    }
+}
