@@ -9,8 +9,8 @@ import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.GeneratorStats;
-import io.sluice.kafka.EmbeddedKafka;
 import io.sluice.testing.Landing;
+import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import io.sluice.testing.Topics;
 import java.nio.file.Files;
@@ -24,13 +24,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,34 +35,18 @@ import org.junit.jupiter.api.io.TempDir;
 /** The ingest job on a MiniCluster against a real in-process broker, run to the end of input. */
 class IngestITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = TestClusters.flink();
 
-    static EmbeddedKafka kafka;
+    @RegisterExtension static final TestClusters.Kafka KAFKA = new TestClusters.Kafka();
 
     @TempDir Path root;
 
-    @BeforeAll
-    static void startKafka() {
-        kafka = EmbeddedKafka.start();
-    }
-
-    @AfterAll
-    static void stopKafka() {
-        kafka.close();
-    }
-
     private SluiceConfig config() {
         String prefix = "t" + UUID.randomUUID().toString().substring(0, 8);
-        SluiceConfig config = TestConfigs.shop(root, kafka.bootstrapServers(), prefix);
+        SluiceConfig config = TestConfigs.shop(root, KAFKA.bootstrap(), prefix);
         for (TableConfig t : config.tables()) {
-            kafka.createTopics(2, t.topic());
-            kafka.createTopics(1, DeadLetterSerializer.topicFor(t.topic()));
+            KAFKA.broker().createTopics(2, t.topic());
+            KAFKA.broker().createTopics(1, DeadLetterSerializer.topicFor(t.topic()));
         }
         return config;
     }
@@ -91,7 +72,7 @@ class IngestITCase {
         List<GeneratedRecord> generated = new ArrayList<>();
         GeneratorStats stats = new Generator(config.tables(), options).run(generated::add);
         Topics.send(
-                kafka.bootstrapServers(),
+                KAFKA.bootstrap(),
                 generated.stream()
                         .map(r -> new ProducerRecord<>(r.topic(), r.key(), r.value()))
                         .toList());
@@ -134,8 +115,7 @@ class IngestITCase {
         for (TableConfig table : config.tables()) {
             for (ConsumerRecord<byte[], byte[]> dead :
                     Topics.readAll(
-                            kafka.bootstrapServers(),
-                            DeadLetterSerializer.topicFor(table.topic()))) {
+                            KAFKA.bootstrap(), DeadLetterSerializer.topicFor(table.topic()))) {
                 deadByReason.merge(
                         Reason.valueOf(Topics.header(dead, DeadLetterSerializer.REASON)),
                         1L,
@@ -197,7 +177,7 @@ class IngestITCase {
                     new ProducerRecord<>(
                             views.topic(), hostile.get(i).getBytes(), json.getBytes()));
         }
-        Topics.send(kafka.bootstrapServers(), records);
+        Topics.send(KAFKA.bootstrap(), records);
 
         runBounded(config);
 

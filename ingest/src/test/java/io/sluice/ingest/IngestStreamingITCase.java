@@ -8,9 +8,9 @@ import io.sluice.event.Parsed;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
-import io.sluice.kafka.EmbeddedKafka;
 import io.sluice.testing.Await;
 import io.sluice.testing.Landing;
+import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import io.sluice.testing.Topics;
 import java.io.IOException;
@@ -31,15 +31,12 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,42 +44,26 @@ import org.junit.jupiter.api.io.TempDir;
 /** The ingest job while it runs: hour completeness, late re-opening, and recovery from failure. */
 class IngestStreamingITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = TestClusters.flink();
+
+    @RegisterExtension static final TestClusters.Kafka KAFKA = new TestClusters.Kafka();
 
     static final Duration TIMEOUT = Duration.ofMinutes(2);
     static final Instant H0 =
             Instant.now().truncatedTo(ChronoUnit.HOURS).minus(5, ChronoUnit.HOURS);
 
-    static EmbeddedKafka kafka;
-
     @TempDir Path root;
-
-    @BeforeAll
-    static void startKafka() {
-        kafka = EmbeddedKafka.start();
-    }
-
-    @AfterAll
-    static void stopKafka() {
-        kafka.close();
-    }
 
     /** The page_views table on a one-partition topic, so the test controls the watermark. */
     private TableConfig pageViews(SluiceConfig config) {
         TableConfig views = config.table("page_views").orElseThrow();
-        kafka.createTopics(1, views.topic(), DeadLetterSerializer.topicFor(views.topic()));
+        KAFKA.broker().createTopics(1, views.topic(), DeadLetterSerializer.topicFor(views.topic()));
         return views;
     }
 
     private SluiceConfig config() {
         return TestConfigs.shop(
-                root, kafka.bootstrapServers(), "s" + UUID.randomUUID().toString().substring(0, 8));
+                root, KAFKA.bootstrap(), "s" + UUID.randomUUID().toString().substring(0, 8));
     }
 
     private static StreamExecutionEnvironment env() {
@@ -154,15 +135,13 @@ class IngestStreamingITCase {
             first.add(view(views, h1.plus(30, ChronoUnit.MINUTES)));
             // Watermark: h2+5m-30s, past H0's end + 15m lateness, short of h1's.
             first.add(view(views, h2.plus(5, ChronoUnit.MINUTES)));
-            Topics.send(kafka.bootstrapServers(), first);
+            Topics.send(KAFKA.bootstrap(), first);
             Await.until("H0 manifest", TIMEOUT, () -> manifestRows(hour(dir, H0)) == 2);
             assertThat(hour(dir, h1).resolve(HourManifest.NAME)).doesNotExist();
             assertThat(hour(dir, h2).resolve(HourManifest.NAME)).doesNotExist();
             assertThat(Landing.rows(dir)).hasSize(4);
 
-            Topics.send(
-                    kafka.bootstrapServers(),
-                    List.of(view(views, H0.plus(20, ChronoUnit.MINUTES))));
+            Topics.send(KAFKA.bootstrap(), List.of(view(views, H0.plus(20, ChronoUnit.MINUTES))));
             Await.until("late row re-commits H0", TIMEOUT, () -> manifestRows(hour(dir, H0)) == 3);
             assertThat(
                             HourManifest.read(
@@ -171,14 +150,12 @@ class IngestStreamingITCase {
                                     .get("files"))
                     .hasSize(2);
 
-            Topics.send(
-                    kafka.bootstrapServers(),
-                    List.of(view(views, h2.plus(50, ChronoUnit.MINUTES))));
+            Topics.send(KAFKA.bootstrap(), List.of(view(views, h2.plus(50, ChronoUnit.MINUTES))));
             Await.until("H1 manifest", TIMEOUT, () -> manifestRows(hour(dir, h1)) == 1);
             assertThat(hour(dir, h2).resolve(HourManifest.NAME)).doesNotExist();
             assertThat(
                             Topics.readAll(
-                                    kafka.bootstrapServers(),
+                                    KAFKA.bootstrap(),
                                     DeadLetterSerializer.topicFor(views.topic())))
                     .hasSize(1);
         } finally {
@@ -232,7 +209,7 @@ class IngestStreamingITCase {
                 firstHalf.stream().filter(e -> e.kind() == GeneratedRecord.Kind.VALID).count();
         KafkaSource<Parsed> source =
                 KafkaSource.<Parsed>builder()
-                        .setBootstrapServers(kafka.bootstrapServers())
+                        .setBootstrapServers(KAFKA.bootstrap())
                         .setTopics(views.topic())
                         .setGroupId("failure-it")
                         .setStartingOffsets(OffsetsInitializer.earliest())
@@ -268,10 +245,7 @@ class IngestStreamingITCase {
                                 .map(GeneratedRecord::eventId)
                                 .toList())
                 .hasSize((int) valid);
-        assertThat(
-                        Topics.readAll(
-                                kafka.bootstrapServers(),
-                                DeadLetterSerializer.topicFor(views.topic())))
+        assertThat(Topics.readAll(KAFKA.bootstrap(), DeadLetterSerializer.topicFor(views.topic())))
                 .hasSize(
                         (int)
                                 events.stream()
@@ -281,7 +255,7 @@ class IngestStreamingITCase {
 
     private static void send(TableConfig table, List<GeneratedRecord> records) {
         Topics.send(
-                kafka.bootstrapServers(),
+                KAFKA.bootstrap(),
                 records.stream()
                         .map(r -> new ProducerRecord<>(table.topic(), r.key(), r.value()))
                         .toList());
