@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +44,12 @@ public final class JsonRecordDecoder implements RecordDecoder {
 
     private final Schema schema;
     private final boolean strict;
+
+    /**
+     * Field lookup by the parser's canonical (interned) name instances: an identity hit skips
+     * hashing and comparing the name, which showed up in profiles.
+     */
+    private final Map<String, Schema.Field> fields = new IdentityHashMap<>();
 
     /**
      * @param schema the record schema to decode into
@@ -86,7 +93,13 @@ public final class JsonRecordDecoder implements RecordDecoder {
         boolean[] present = new boolean[schema.getFields().size()];
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String name = parser.currentName();
-            Schema.Field field = schema.getField(name);
+            Schema.Field field = fields.get(name);
+            if (field == null) {
+                field = schema.getField(name);
+                if (field != null && fields.size() < 1024) {
+                    fields.put(name, field);
+                }
+            }
             JsonToken token = parser.nextToken();
             if (field == null) {
                 if (strict) {
@@ -344,7 +357,7 @@ public final class JsonRecordDecoder implements RecordDecoder {
 
     private static long instant(Schema s, String text, String path) throws InvalidEventException {
         try {
-            Instant instant = Instant.parse(text);
+            Instant instant = IsoInstants.parse(text);
             return s.getLogicalType() instanceof LogicalTypes.TimestampMicros
                     ? Math.addExact(
                             Math.multiplyExact(instant.getEpochSecond(), 1_000_000L),
