@@ -73,6 +73,9 @@ final class GenerateCommand implements Callable<Integer> {
         if (rate < 0) {
             throw new IllegalArgumentException("--rate must be >= 0, got " + rate);
         }
+        requireFraction("--duplicate-rate", duplicateRate);
+        requireFraction("--invalid-rate", invalidRate);
+        requireFraction("--late-rate", lateRate);
         SluiceConfig cfg = SluiceConfig.load(config);
         GeneratorOptions options =
                 options(events, seed, start, duplicateRate, invalidRate, lateRate);
@@ -88,6 +91,12 @@ final class GenerateCommand implements Callable<Integer> {
                 stats.invalid(),
                 stats.late());
         return 0;
+    }
+
+    private static void requireFraction(String option, double value) {
+        if (!(value >= 0 && value < 1)) {
+            throw new IllegalArgumentException(option + " must be in [0, 1), got " + value);
+        }
     }
 
     static GeneratorOptions options(

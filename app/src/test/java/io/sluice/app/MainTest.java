@@ -35,7 +35,7 @@ class MainTest {
 
     @Test
     void shouldDescribeEveryCommandInHelp() {
-        for (String command : new String[] {"demo", "ingest", "generate"}) {
+        for (String command : new String[] {"demo", "ingest", "generate", "bench"}) {
             out.reset();
             assertThat(Main.run(command, "--help")).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: sluice " + command);
@@ -50,6 +50,13 @@ class MainTest {
         err.reset();
         assertThat(Main.run("demo", "--events", "0")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--events must be at least 1");
+    }
+
+    @Test
+    void shouldNameTheGeneratorOptionThatIsOutOfRange() {
+        assertThat(Main.run("generate", "--config", "unused.yaml", "--duplicate-rate", "1.5"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--duplicate-rate", "1.5");
     }
 
     @Test
