@@ -267,7 +267,8 @@ public final class EmbeddedKafka implements AutoCloseable {
                     }
                 }
             }
-            // The controller acknowledges creation before the broker has applied it.
+            // The controller acknowledges creation before the broker has applied it, and no
+            // admin call waits for partition leaders: poll, within the deadline.
             while (!allPartitionsLed(names)) {
                 if (System.nanoTime() > deadline) {
                     throw new TimeoutException("partitions still have no leader");
