@@ -15,7 +15,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.FileUtils;
 
 /**
  * The whole pipeline on one machine: an in-process Kafka broker, the generator, and the jobs on a
@@ -65,7 +65,7 @@ final class Demo {
             stage("ingest", () -> ingest(config, checkpoints));
             stage("verify", () -> verify(config, generated));
         }
-        deleteRecursively(checkpoints);
+        FileUtils.deleteFileOrDirectory(checkpoints.toFile());
         elapsed.put("total", seconds(begin));
         summary.put("elapsed_seconds", elapsed);
         Files.writeString(
@@ -79,7 +79,7 @@ final class Demo {
     private void prepareDirectory() throws IOException {
         Files.createDirectories(dir);
         for (String name : OUTPUTS) {
-            deleteRecursively(dir.resolve(name));
+            FileUtils.deleteFileOrDirectory(dir.resolve(name).toFile());
         }
         out.println("sluice demo: data directory " + dir);
     }
@@ -210,17 +210,6 @@ final class Demo {
                                     p.getFileName().toString().endsWith(suffix)
                                             && !p.getFileName().toString().startsWith("."))
                     .count();
-        }
-    }
-
-    private static void deleteRecursively(Path path) throws IOException {
-        if (!Files.exists(path)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(path)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }

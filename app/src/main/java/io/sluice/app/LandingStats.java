@@ -61,11 +61,7 @@ record LandingStats(long rows, long misplacedRows, long hours, long completeHour
 
     private static List<Path> dataFiles(Path hourDir) throws IOException {
         try (Stream<Path> files = Files.list(hourDir)) {
-            return files.filter(
-                            p -> {
-                                String n = p.getFileName().toString();
-                                return !n.startsWith(".") && !n.startsWith("_");
-                            })
+            return files.filter(p -> HourManifest.isCommittedDataFile(p.getFileName().toString()))
                     .sorted()
                     .toList();
         }

@@ -39,6 +39,14 @@ public final class HourManifest {
     /** One committed data file of an hour. */
     public record DataFile(String name, long rows, long bytes) {}
 
+    /**
+     * Whether a file in an hour directory is committed data: the file sink's in-progress and
+     * staging files are hidden ({@code .}) and manifests start with {@code _}.
+     */
+    public static boolean isCommittedDataFile(String name) {
+        return !name.startsWith(".") && !name.startsWith("_");
+    }
+
     /** The committed data files of an hour directory, by name; in-progress files are hidden. */
     public static List<DataFile> committedFiles(Path hourDir) throws IOException {
         FileSystem fs = hourDir.getFileSystem();
@@ -48,7 +56,7 @@ public final class HourManifest {
         }
         for (FileStatus status : fs.listStatus(hourDir)) {
             String name = status.getPath().getName();
-            if (status.isDir() || name.startsWith(".") || name.startsWith("_")) {
+            if (status.isDir() || !isCommittedDataFile(name)) {
                 continue;
             }
             files.add(new DataFile(name, countRows(fs, status.getPath()), status.getLen()));

@@ -10,9 +10,7 @@ import io.sluice.ingest.DeadLetterSerializer;
 import io.sluice.ingest.IngestJob;
 import io.sluice.ingest.LandingSink;
 import io.sluice.kafka.EmbeddedKafka;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,6 +26,7 @@ import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDe
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.FileUtils;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -175,7 +174,7 @@ public final class IngestBenchmark {
                         IngestJob.CODEC,
                         table.allowedLateness()));
         double rate = records / seconds(env.execute("bench-ingest").getNetRuntime());
-        deleteRecursively(dir);
+        FileUtils.deleteFileOrDirectory(dir.toFile());
         return rate;
     }
 
@@ -185,16 +184,6 @@ public final class IngestBenchmark {
 
     private static String fmt(List<Double> values, String format) {
         return values.stream().map(v -> String.format(format, v)).toList().toString();
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (Files.exists(dir)) {
-            try (var all = Files.walk(dir)) {
-                for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
-        }
     }
 
     /** The consume-only deserializer: hands on the value bytes and nothing else. */
