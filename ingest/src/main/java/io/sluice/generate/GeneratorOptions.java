@@ -82,6 +82,21 @@ public record GeneratorOptions(
                 items);
     }
 
+    public GeneratorOptions withSpan(Duration newSpan) {
+        return new GeneratorOptions(
+                events,
+                seed,
+                start,
+                newSpan,
+                outOfOrderness,
+                duplicateRate,
+                invalidRate,
+                lateRate,
+                lateBy,
+                users,
+                items);
+    }
+
     public GeneratorOptions withRates(double duplicates, double invalid, double late) {
         return new GeneratorOptions(
                 events,

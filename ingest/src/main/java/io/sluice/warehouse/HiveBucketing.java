@@ -1,6 +1,7 @@
 package io.sluice.warehouse;
 
 import java.nio.charset.StandardCharsets;
+import org.apache.avro.util.Utf8;
 
 /**
  * Hive {@code bucketing_version=2} bucket assignment for a single string, int or bigint key.
@@ -46,7 +47,13 @@ public final class HiveBucketing {
         }
         // Hive hashes Text bytes; Java's UTF-8 encoder and Hadoop's Text both replace an unpaired
         // surrogate with '?', so they agree even on malformed strings.
-        return murmur3(key.getBytes(StandardCharsets.UTF_8));
+        byte[] utf8 = key.getBytes(StandardCharsets.UTF_8);
+        return murmur3(utf8, utf8.length);
+    }
+
+    /** Bucketing-v2 hash of a STRING key given as the first {@code length} bytes of its UTF-8. */
+    public static int hashUtf8(byte[] utf8, int length) {
+        return murmur3(utf8, length);
     }
 
     /** Bucketing-v2 hash of an INT key: Murmur3 over its 4 big-endian bytes. */
@@ -94,6 +101,9 @@ public final class HiveBucketing {
         if (key == null) {
             return 0;
         }
+        if (key instanceof Utf8 utf8) {
+            return murmur3(utf8.getBytes(), utf8.getByteLength());
+        }
         if (key instanceof CharSequence chars) {
             return hash(chars.toString());
         }
@@ -110,8 +120,7 @@ public final class HiveBucketing {
     }
 
     /** Hive's Murmur3 32-bit over {@code data}, including its signed-tail quirk. */
-    private static int murmur3(byte[] data) {
-        int length = data.length;
+    private static int murmur3(byte[] data, int length) {
         int tailStart = length & ~3;
         int h = SEED;
         for (int i = 0; i < tailStart; i += 4) {

@@ -1,0 +1,72 @@
+package io.sluice.warehouse;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+
+/**
+ * Writes one warehouse Parquet file with the storage contract's settings. All of them are
+ * parquet-java's own options; this class only chooses them.
+ */
+final class BucketFileWriter {
+
+    /**
+     * Rows per row group. DuckDB (and Spark, Trino) hand one row group to one thread, and DuckDB's
+     * own row groups hold 122,880 rows; at this size a large bucket splits into several row groups
+     * that are read in parallel, while a small hour stays one row group per file.
+     */
+    static final int ROW_GROUP_ROWS = 131_072;
+
+    /** Upper bound in bytes, for wide rows. */
+    static final long ROW_GROUP_BYTES = 64L << 20;
+
+    static final double BLOOM_FPP = 0.01;
+
+    private BucketFileWriter() {}
+
+    /**
+     * Writes {@code rows}, already converted to {@code schema} and sorted, to {@code file}.
+     *
+     * @param distinctKeys distinct values of {@code keyColumn} in {@code rows}: sizes the bloom
+     *     filter
+     */
+    static void write(
+            Path file, Schema schema, String keyColumn, long distinctKeys, List<GenericRecord> rows)
+            throws IOException {
+        try (ParquetWriter<GenericRecord> writer =
+                AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+                        .withSchema(schema)
+                        .withDataModel(GenericData.get())
+                        .withConf(new PlainParquetConfiguration())
+                        .withWriteMode(ParquetFileWriter.Mode.CREATE)
+                        .withCompressionCodec(CompressionCodecName.ZSTD)
+                        .withDictionaryEncoding(true)
+                        // parquet-java drops the bloom filter of a column chunk whose pages are all
+                        // dictionary-encoded, so the key column is written plain (zstd still
+                        // compresses its sorted runs well) and gets its bloom filter.
+                        .withDictionaryEncoding(keyColumn, false)
+                        .withBloomFilterEnabled(keyColumn, true)
+                        .withBloomFilterNDV(keyColumn, Math.max(1, distinctKeys))
+                        .withBloomFilterFPP(keyColumn, BLOOM_FPP)
+                        // Untruncated min/max, in the footer and in the page index.
+                        .withStatisticsTruncateLength(Integer.MAX_VALUE)
+                        .withColumnIndexTruncateLength(Integer.MAX_VALUE)
+                        .withRowGroupRowCountLimit(ROW_GROUP_ROWS)
+                        .withRowGroupSize(ROW_GROUP_BYTES)
+                        .withPageWriteChecksumEnabled(true)
+                        .build()) {
+            for (GenericRecord row : rows) {
+                writer.write(row);
+            }
+        }
+    }
+}
