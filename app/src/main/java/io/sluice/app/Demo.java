@@ -10,8 +10,11 @@ import io.sluice.generate.GeneratorStats;
 import io.sluice.ingest.DeadLetterSerializer;
 import io.sluice.ingest.IngestJob;
 import io.sluice.kafka.EmbeddedKafka;
+import io.sluice.warehouse.CompactJob;
+import io.sluice.warehouse.WarehouseManifest;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,6 +66,7 @@ final class Demo {
             createTopics(kafka, config);
             GeneratorStats generated = stage("generate", () -> generate(config));
             stage("ingest", () -> ingest(config, checkpoints));
+            stage("compact", () -> compact(config, checkpoints));
             stage("verify", () -> verify(config, generated));
         }
         FileUtils.deleteFileOrDirectory(checkpoints.toFile());
@@ -140,6 +144,19 @@ final class Demo {
         return null;
     }
 
+    private Void compact(SluiceConfig config, Path checkpoints) throws Exception {
+        StreamExecutionEnvironment env =
+                Jobs.local(parallelism, CHECKPOINT_INTERVAL, checkpoints.resolve("compact"));
+        PrintWriter writer = new PrintWriter(out, true);
+        int status =
+                CompactCommand.report(
+                        CompactJob.define(env, config, CompactJob.Options.all()), writer);
+        if (status != 0) {
+            throw new IllegalStateException("compaction failed for some hours; see above");
+        }
+        return null;
+    }
+
     private Void verify(SluiceConfig config, GeneratorStats generated) throws IOException {
         long rows = 0;
         long misplaced = 0;
@@ -165,15 +182,32 @@ final class Demo {
         summary.put("dlq_rows", deadLetters);
         summary.put("hours_landed", hours);
         summary.put("hours_complete", complete);
+        long warehouseRows = 0;
+        long warehouseHours = 0;
+        long duplicatesRemoved = 0;
+        for (TableConfig t : config.tables()) {
+            for (WarehouseManifest m :
+                    WarehouseManifest.readAll(Path.of(config.tablePath("warehouse", t.name())))) {
+                warehouseRows += m.rows();
+                duplicatesRemoved += m.duplicatesRemoved();
+                warehouseHours++;
+            }
+        }
+        summary.put("warehouse_rows", warehouseRows);
+        summary.put("warehouse_hours", warehouseHours);
+        summary.put("warehouse_duplicates_removed", duplicatesRemoved);
         boolean ok =
                 rows == generated.valid()
                         && deadLetters == generated.invalid()
                         && misplaced == 0
-                        && complete == hours;
+                        && complete == hours
+                        && warehouseHours == complete
+                        && warehouseRows + duplicatesRemoved == rows;
         summary.put("ok", ok);
         out.printf(
                 "verify: raw rows %,d (valid generated %,d), dead letters %,d (invalid generated"
-                        + " %,d), %d/%d hours complete, %d rows outside their hour -> %s%n",
+                        + " %,d), %d/%d hours complete, %d rows outside their hour, warehouse"
+                        + " %,d rows in %d hours -> %s%n",
                 rows,
                 generated.valid(),
                 deadLetters,
@@ -181,6 +215,8 @@ final class Demo {
                 complete,
                 hours,
                 misplaced,
+                warehouseRows,
+                warehouseHours,
                 ok ? "OK" : "MISMATCH");
         return null;
     }

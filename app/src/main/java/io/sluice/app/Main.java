@@ -13,6 +13,8 @@ import picocli.CommandLine.Command;
         subcommands = {
             DemoCommand.class,
             IngestCommand.class,
+            CompactCommand.class,
+            DdlCommand.class,
             GenerateCommand.class,
             BenchCommand.class
         })

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.testing.Landing;
+import io.sluice.testing.WarehouseCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ class DemoITCase {
 
         assertThat(summary.get("ok")).isEqualTo(true);
         assertThat(progress.toString(StandardCharsets.UTF_8))
-                .contains("generate:", "ingest:", "verify:");
+                .contains("generate:", "ingest:", "compact:", "verify:");
         JsonNode json = new ObjectMapper().readTree(dir.resolve("summary.json").toFile());
         for (String field :
                 List.of(
@@ -41,6 +42,7 @@ class DemoITCase {
                         "events_duplicate",
                         "raw_rows",
                         "dlq_rows",
+                        "warehouse_rows",
                         "hours_complete")) {
             assertThat(json.has(field)).as(field).isTrue();
         }
@@ -63,6 +65,16 @@ class DemoITCase {
                                 + json.get("events_duplicate").asLong()
                                 + json.get("dlq_rows").asLong());
         assertThat(json.get("hours_complete").asLong()).isPositive();
+
+        // The warehouse, read by DuckDB and checked against Hive's own hash, holds the same ids.
+        Set<String> warehouseIds = new HashSet<>();
+        for (TableConfig t : config.tables()) {
+            WarehouseCheck.verify(Path.of(config.tablePath("warehouse", t.name())), t)
+                    .keySet()
+                    .forEach(id -> warehouseIds.add(t.name() + "/" + id));
+        }
+        assertThat(warehouseIds).isEqualTo(ids);
+        assertThat(json.get("warehouse_rows").asLong()).isEqualTo(ids.size());
         assertThat(Files.exists(dir.resolve("raw"))).isTrue();
     }
 }

@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
  * {@code 7d}). ISO-8601 and bare numbers are rejected on purpose: a bare {@code 30} is ambiguous
  * and the cost of guessing wrong is a silently misconfigured watermark.
  */
-final class Durations {
+public final class Durations {
     static final String EXPECTED = "a duration such as 500ms, 30s, 15m, 1h or 7d";
 
     private static final Pattern SYNTAX = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");
@@ -19,7 +19,7 @@ final class Durations {
     /**
      * @throws IllegalArgumentException if {@code text} is not in the accepted syntax
      */
-    static Duration parse(String text) {
+    public static Duration parse(String text) {
         Matcher m = SYNTAX.matcher(text);
         if (!m.matches()) {
             throw new IllegalArgumentException("must be " + EXPECTED + ", got '" + text + "'");

@@ -1,5 +1,6 @@
 package io.sluice.config;
 
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
 import org.apache.avro.Schema;
@@ -43,7 +44,8 @@ public record TableConfig(
         int maxRecordBytes,
         Duration maxFuture,
         Duration maxPast,
-        Duration dedupRetention) {
+        Duration dedupRetention)
+        implements Serializable {
     public TableConfig {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(topic, "topic");

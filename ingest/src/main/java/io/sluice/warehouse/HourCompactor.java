@@ -55,7 +55,9 @@ public final class HourCompactor {
         COMPACTED,
         UP_TO_DATE,
         /** The landing hour has no {@code _SUCCESS} yet. */
-        INCOMPLETE
+        INCOMPLETE,
+        /** Compaction failed; the previous warehouse hour, if any, is untouched. */
+        FAILED
     }
 
     /** The result of one hour. */
@@ -67,7 +69,15 @@ public final class HourCompactor {
             long rows,
             long duplicatesRemoved,
             int files,
-            long bytes) {}
+            long bytes,
+            String error) {
+
+        /** A failed hour, with the reason. */
+        public static Result failed(String table, String partition, Throwable error) {
+            return new Result(
+                    table, partition, Outcome.FAILED, 0, 0, 0, 0, 0, String.valueOf(error));
+        }
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int DIGEST_CHARS = 16;
@@ -180,7 +190,7 @@ public final class HourCompactor {
         Path rawHour = rawTable.resolve(partition);
         Path landingManifest = rawHour.resolve(HourManifest.NAME);
         if (!Files.isRegularFile(landingManifest)) {
-            return new Result(table.name(), partition, Outcome.INCOMPLETE, 0, 0, 0, 0, 0);
+            return new Result(table.name(), partition, Outcome.INCOMPLETE, 0, 0, 0, 0, 0, null);
         }
         byte[] manifestBytes = Files.readAllBytes(landingManifest);
         String sourceDigest = sha256(manifestBytes);
@@ -198,7 +208,8 @@ public final class HourCompactor {
                     m.rows(),
                     m.duplicatesRemoved(),
                     m.files().size(),
-                    m.files().stream().mapToLong(WarehouseManifest.BucketFile::bytes).sum());
+                    m.files().stream().mapToLong(WarehouseManifest.BucketFile::bytes).sum(),
+                    null);
         }
 
         List<Row> rows = readHour(rawHour, JSON.readTree(manifestBytes));
@@ -245,7 +256,8 @@ public final class HourCompactor {
                     kept,
                     sourceRows - kept,
                     files.size(),
-                    files.stream().mapToLong(WarehouseManifest.BucketFile::bytes).sum());
+                    files.stream().mapToLong(WarehouseManifest.BucketFile::bytes).sum(),
+                    null);
         } catch (IOException | RuntimeException e) {
             FileUtils.deleteDirectoryQuietly(stagingHour.toFile());
             throw e;

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 
@@ -68,6 +69,23 @@ public record WarehouseManifest(
                 "fingerprint", Long.toHexString(SchemaNormalization.parsingFingerprint64(schema)));
         schemaNode.set("avsc", JSON.readTree(schema.toString()));
         return JSON.writeValueAsBytes(root);
+    }
+
+    /** Every manifest of a warehouse table directory ({@code dt=/hr=} hours), by partition. */
+    public static List<WarehouseManifest> readAll(Path tableDir) throws IOException {
+        List<WarehouseManifest> manifests = new ArrayList<>();
+        if (!Files.isDirectory(tableDir)) {
+            return manifests;
+        }
+        try (Stream<Path> hours = Files.walk(tableDir, 2)) {
+            for (Path hour :
+                    hours.filter(p -> p.getFileName().toString().startsWith("hr="))
+                            .sorted()
+                            .toList()) {
+                read(hour).ifPresent(manifests::add);
+            }
+        }
+        return manifests;
     }
 
     /** Reads the manifest of a warehouse hour directory, if it has one. */

@@ -57,7 +57,11 @@ public final class DuckDb implements AutoCloseable {
     }
 
     @Override
-    public void close() throws SQLException {
-        connection.close();
+    public void close() {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

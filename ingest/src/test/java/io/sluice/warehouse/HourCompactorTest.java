@@ -9,9 +9,9 @@ import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestConfigs;
+import io.sluice.testing.WarehouseCheck;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -28,7 +28,6 @@ import java.util.stream.Stream;
 import org.apache.avro.file.DataFileStream;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.hive.common.util.Murmur3;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -89,38 +88,8 @@ class HourCompactorTest {
         Map<String, String> landingIds = landingIdsToPartition();
         assertThat(duplicates).isPositive();
 
-        try (DuckDb duck = new DuckDb()) {
-            List<Map<String, Object>> rows =
-                    duck.rows(
-                            "select filename, dt, hr, user_id, event_id, epoch_us(event_time) as us"
-                                    + " from read_parquet('"
-                                    + glob()
-                                    + "', hive_partitioning=true, filename=true,"
-                                    + " file_row_number=true) order by filename, file_row_number");
-            assertThat(rows).hasSize(landingIds.size());
-            Set<String> seen = new HashSet<>();
-            Map<String, Object[]> previousInFile = new HashMap<>();
-            for (Map<String, Object> row : rows) {
-                String id = (String) row.get("event_id");
-                assertThat(seen.add(id)).as("id %s once", id).isTrue();
-                assertThat("dt=" + row.get("dt") + "/hr=" + row.get("hr"))
-                        .isEqualTo(landingIds.get(id));
-                String file = Path.of((String) row.get("filename")).getFileName().toString();
-                String user = (String) row.get("user_id");
-                assertThat(file).matches("\\d{6}_0_[0-9a-f]{16}\\.parquet");
-                assertThat(Integer.parseInt(file.substring(0, 6)))
-                        .as("bucket of %s in %s", user, file)
-                        .isEqualTo(hiveBucket(user, purchases.buckets()));
-                Object[] sortKey = {user, row.get("us"), id};
-                Object[] previous = previousInFile.put(file, sortKey);
-                if (previous != null) {
-                    assertThat(compareSortKeys(previous, sortKey))
-                            .as("%s sorted", file)
-                            .isLessThanOrEqualTo(0);
-                }
-            }
-            assertThat(seen).isEqualTo(landingIds.keySet());
-        }
+        assertThat(WarehouseCheck.verify(root.resolve("warehouse/purchases"), purchases))
+                .isEqualTo(landingIds);
     }
 
     @Test
@@ -353,23 +322,6 @@ class HourCompactorTest {
         List<GenericRecord> records = landingRecords(hour);
         return records.size()
                 - records.stream().map(r -> r.get("event_id").toString()).distinct().count();
-    }
-
-    private static int hiveBucket(String key, int buckets) {
-        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
-        return (Murmur3.hash32(bytes, bytes.length, 104729) & Integer.MAX_VALUE) % buckets;
-    }
-
-    private static int compareSortKeys(Object[] a, Object[] b) {
-        int c =
-                java.util.Arrays.compareUnsigned(
-                        ((String) a[0]).getBytes(StandardCharsets.UTF_8),
-                        ((String) b[0]).getBytes(StandardCharsets.UTF_8));
-        if (c != 0) {
-            return c;
-        }
-        c = Long.compare(((Number) a[1]).longValue(), ((Number) b[1]).longValue());
-        return c != 0 ? c : ((String) a[2]).compareTo((String) b[2]);
     }
 
     private Map<String, String> landingIdsToPartition() throws IOException {

@@ -1,0 +1,149 @@
+package io.sluice.app;
+
+import io.sluice.config.SluiceConfig;
+import io.sluice.warehouse.CompactJob;
+import io.sluice.warehouse.HourCompactor;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.CloseableIterator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code sluice compact}: completed landing hours into the bucketed, sorted Parquet warehouse. */
+@Command(
+        name = "compact",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run the compact job: complete Avro landing hours into bucketed, sorted Parquet.",
+            "Without --continuous it is a bounded run over the hours in [--from, --to) (all"
+                    + " complete hours by default) that are missing or stale in the warehouse,"
+                    + " and exits 1 if any hour failed."
+        })
+final class CompactCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
+    java.nio.file.Path config;
+
+    @Option(
+            names = "--from",
+            description =
+                    "First hour to compact (inclusive), UTC: 2026-11-21T00 or an ISO instant.")
+    String from;
+
+    @Option(
+            names = "--to",
+            description = "Hour to stop before (exclusive), UTC: 2026-11-21T06 or an ISO instant.")
+    String to;
+
+    @Option(
+            names = "--force",
+            description = "Rewrite hours that are up to date too (range runs only).")
+    boolean force;
+
+    @Option(
+            names = "--continuous",
+            description = "Run forever, compacting hours as they complete or are re-opened.")
+    boolean continuous;
+
+    @Option(
+            names = "--interval",
+            defaultValue = "30s",
+            description = "How often the continuous job looks for stale hours (default: 30s).")
+    String interval;
+
+    @Override
+    public Integer call() throws Exception {
+        CompactJob.Options options =
+                new CompactJob.Options(
+                        hour("--from", from),
+                        hour("--to", to),
+                        force,
+                        continuous,
+                        duration("--interval", interval));
+        SluiceConfig cfg = SluiceConfig.load(config);
+        StreamExecutionEnvironment env = Jobs.environment(cfg, "compact");
+        DataStream<HourCompactor.Result> results = CompactJob.define(env, cfg, options);
+        if (continuous) {
+            results.sinkTo(new DiscardingSink<>()).name("results");
+            env.execute("sluice-compact");
+            return 0;
+        }
+        return report(results, spec.commandLine().getOut());
+    }
+
+    /** Runs a bounded compaction, prints one line per hour and a total; 1 if an hour failed. */
+    static int report(DataStream<HourCompactor.Result> results, PrintWriter out) throws Exception {
+        long compacted = 0;
+        long upToDate = 0;
+        long failed = 0;
+        long rows = 0;
+        try (CloseableIterator<HourCompactor.Result> it =
+                results.executeAndCollect("sluice-compact")) {
+            while (it.hasNext()) {
+                HourCompactor.Result r = it.next();
+                switch (r.outcome()) {
+                    case COMPACTED -> {
+                        compacted++;
+                        rows += r.rows();
+                        out.printf(
+                                "%s %s: %,d rows in %d files, %,d duplicates removed%n",
+                                r.table(),
+                                r.partition(),
+                                r.rows(),
+                                r.files(),
+                                r.duplicatesRemoved());
+                    }
+                    case UP_TO_DATE -> upToDate++;
+                    case FAILED -> {
+                        failed++;
+                        out.printf("%s %s: FAILED: %s%n", r.table(), r.partition(), r.error());
+                    }
+                    default -> {}
+                }
+            }
+        }
+        out.printf(
+                "compact: %d hours compacted (%,d rows), %d already up to date, %d failed%n",
+                compacted, rows, upToDate, failed);
+        out.flush();
+        return failed == 0 ? 0 : 1;
+    }
+
+    /** Parses {@code 2026-11-21T00}, {@code 2026-11-21T00:00} or an ISO instant, as UTC. */
+    static Optional<Instant> hour(String option, String text) {
+        if (text == null) {
+            return Optional.empty();
+        }
+        try {
+            if (text.endsWith("Z")) {
+                return Optional.of(Instant.parse(text));
+            }
+            String local = text.length() == 13 ? text + ":00" : text;
+            return Optional.of(LocalDateTime.parse(local).toInstant(ZoneOffset.UTC));
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException(
+                    option + ": '" + text + "' is not an hour like 2026-11-21T06 (UTC)");
+        }
+    }
+
+    static Duration duration(String option, String text) {
+        try {
+            return io.sluice.config.Durations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + ": " + e.getMessage());
+        }
+    }
+}
