@@ -2,6 +2,7 @@ package io.sluice.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.testing.TestConfigs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +36,8 @@ class MainTest {
 
     @Test
     void shouldDescribeEveryCommandInHelp() {
-        for (String command : new String[] {"demo", "ingest", "generate", "bench"}) {
+        for (String command :
+                new String[] {"demo", "ingest", "compact", "ddl", "generate", "bench"}) {
             out.reset();
             assertThat(Main.run(command, "--help")).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: sluice " + command);
@@ -85,5 +87,38 @@ class MainTest {
         assertThat(Main.run("generate", "--config", dir.resolve("nope.yaml").toString()))
                 .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("nope.yaml");
+    }
+
+    @Test
+    void shouldNameTheCompactOptionThatIsWrong() {
+        assertThat(Main.run("compact", "--config", "unused.yaml", "--from", "yesterday"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from", "yesterday");
+
+        err.reset();
+        assertThat(
+                        Main.run(
+                                "compact",
+                                "--config",
+                                "unused.yaml",
+                                "--from",
+                                "2026-11-21T06",
+                                "--to",
+                                "2026-11-21T00"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from", "must be before --to");
+
+        err.reset();
+        assertThat(Main.run("compact", "--config", "unused.yaml", "--force", "--continuous"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--force", "--continuous");
+    }
+
+    @Test
+    void shouldListTheTablesWhenDdlIsAskedForAnUnknownOne() {
+        assertThat(Main.run("ddl", "--config", TestConfigs.referenceFile().toString(), "orders"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("'orders'", "page_views, add_to_cart, purchases");
     }
 }

@@ -8,6 +8,7 @@ import io.sluice.config.TableConfig;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
 import io.sluice.testing.DuckDb;
+import io.sluice.testing.LandingEdits;
 import io.sluice.testing.TestConfigs;
 import io.sluice.testing.WarehouseCheck;
 import java.io.IOException;
@@ -291,7 +292,7 @@ class HourCompactorTest {
         assertThat(v1.getField("coupon")).isNull();
         Path hourDir = root.resolve("raw/purchases").resolve(hour);
         writeOldSchemaFile(hourDir.resolve("part-v1.avro"), v1);
-        republishLanding(hour);
+        LandingEdits.republish(root, purchases, hour);
 
         HourCompactor compactor = compactor();
         compactor.compact(hour, false);
@@ -353,27 +354,7 @@ class HourCompactorTest {
     }
 
     private void reopenWithLateFile(String hour, String id) throws IOException {
-        Path hourDir = root.resolve("raw/purchases").resolve(hour);
-        org.apache.avro.Schema schema = purchases.schema();
-        org.apache.avro.generic.GenericData.Record r =
-                new org.apache.avro.generic.GenericData.Record(schema);
-        r.put("event_id", id);
-        r.put("event_time", io.sluice.ingest.HourPartitioner.parse(hour) + 1_000);
-        r.put("user_id", "user-late-" + id);
-        r.put("session_id", "s");
-        r.put("order_id", "o");
-        r.put("item_id", "i");
-        r.put("category", "c");
-        r.put("price", 2.5f);
-        r.put("quantity", 1);
-        r.put("payment_method", "card");
-        r.put(
-                "device",
-                new org.apache.avro.generic.GenericData.EnumSymbol(
-                        schema.getField("device").schema(), "WEB"));
-        r.put("country", "DE");
-        writeAvro(hourDir.resolve("part-" + id + ".avro"), schema, List.of(r));
-        republishLanding(hour);
+        LandingEdits.addLatePurchase(root, purchases, hour, id);
     }
 
     private void writeOldSchemaFile(Path file, org.apache.avro.Schema v1) throws IOException {
@@ -398,32 +379,7 @@ class HourCompactorTest {
             r.put("country", "FR");
             records.add(r);
         }
-        writeAvro(file, v1, records);
-    }
-
-    private static void writeAvro(
-            Path file, org.apache.avro.Schema schema, List<GenericRecord> rows) throws IOException {
-        try (org.apache.avro.file.DataFileWriter<GenericRecord> w =
-                new org.apache.avro.file.DataFileWriter<>(
-                        new org.apache.avro.generic.GenericDatumWriter<GenericRecord>(schema))) {
-            w.create(schema, file.toFile());
-            for (GenericRecord r : rows) {
-                w.append(r);
-            }
-        }
-    }
-
-    private void republishLanding(String hour) throws IOException {
-        long start = io.sluice.ingest.HourPartitioner.parse(hour);
-        io.sluice.ingest.HourManifest.write(
-                new org.apache.flink.core.fs.Path(
-                        root.resolve("raw/purchases").resolve(hour).toUri()),
-                "purchases",
-                purchases.schema(),
-                start,
-                start + 2 * 3_600_000L,
-                purchases.allowedLateness(),
-                7);
+        LandingEdits.writeAvro(file, v1, records);
     }
 
     private static Set<String> parquetNames(Path dir) throws IOException {
