@@ -1,6 +1,7 @@
 package io.sluice.app;
 
 import io.sluice.app.bench.BenchmarkReport;
+import io.sluice.app.bench.CompactionBenchmark;
 import io.sluice.app.bench.IngestBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Option;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Run a benchmark and write its figures to docs/benchmarks.md.",
-        subcommands = {BenchCommand.Ingest.class})
+        subcommands = {BenchCommand.Ingest.class, BenchCommand.Compact.class})
 final class BenchCommand {
 
     @Command(
@@ -58,6 +59,50 @@ final class BenchCommand {
             String section = new IngestBenchmark(events, runs, parallelism, System.out).run(work);
             BenchmarkReport.update(report, "ingest", section);
             System.out.println(section);
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "compact",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Compact one large landing hour and rewrite it plainly to Parquet; then look"
+                            + " keys up in both with DuckDB. Reports rates, bytes read and times.")
+    static final class Compact implements Callable<Integer> {
+
+        @Option(
+                names = "--events",
+                defaultValue = "1000000",
+                description = "Rows in the hour (default ${DEFAULT-VALUE}).")
+        long events;
+
+        @Option(
+                names = "--runs",
+                defaultValue = "5",
+                description = "Runs of each side; medians are reported (default ${DEFAULT-VALUE}).")
+        int runs;
+
+        @Option(
+                names = "--report",
+                defaultValue = "docs/benchmarks.md",
+                description = "Markdown file to update (default ${DEFAULT-VALUE}).")
+        Path report;
+
+        @Override
+        public Integer call() throws Exception {
+            if (events < 1000 || runs < 1) {
+                throw new IllegalArgumentException(
+                        "--events must be at least 1000 and --runs at least 1");
+            }
+            Path work = Files.createTempDirectory("sluice-bench-compact-");
+            try {
+                String section = new CompactionBenchmark(events, runs, System.out).run(work);
+                BenchmarkReport.update(report, "compact", section);
+                System.out.println(section);
+            } finally {
+                org.apache.flink.util.FileUtils.deleteDirectory(work.toFile());
+            }
             return 0;
         }
     }

@@ -2,7 +2,6 @@ package io.sluice.warehouse;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -34,39 +33,33 @@ final class BucketFileWriter {
     private BucketFileWriter() {}
 
     /**
-     * Writes {@code rows}, already converted to {@code schema} and sorted, to {@code file}.
+     * Opens {@code file} for rows of {@code schema}, to be written in sorted order.
      *
-     * @param distinctKeys distinct values of {@code keyColumn} in {@code rows}: sizes the bloom
+     * @param distinctKeys distinct values of {@code keyColumn} the file will hold: sizes the bloom
      *     filter
      */
-    static void write(
-            Path file, Schema schema, String keyColumn, long distinctKeys, List<GenericRecord> rows)
-            throws IOException {
-        try (ParquetWriter<GenericRecord> writer =
-                AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
-                        .withSchema(schema)
-                        .withDataModel(GenericData.get())
-                        .withConf(new PlainParquetConfiguration())
-                        .withWriteMode(ParquetFileWriter.Mode.CREATE)
-                        .withCompressionCodec(CompressionCodecName.ZSTD)
-                        .withDictionaryEncoding(true)
-                        // parquet-java drops the bloom filter of a column chunk whose pages are all
-                        // dictionary-encoded, so the key column is written plain (zstd still
-                        // compresses its sorted runs well) and gets its bloom filter.
-                        .withDictionaryEncoding(keyColumn, false)
-                        .withBloomFilterEnabled(keyColumn, true)
-                        .withBloomFilterNDV(keyColumn, Math.max(1, distinctKeys))
-                        .withBloomFilterFPP(keyColumn, BLOOM_FPP)
-                        // Untruncated min/max, in the footer and in the page index.
-                        .withStatisticsTruncateLength(Integer.MAX_VALUE)
-                        .withColumnIndexTruncateLength(Integer.MAX_VALUE)
-                        .withRowGroupRowCountLimit(ROW_GROUP_ROWS)
-                        .withRowGroupSize(ROW_GROUP_BYTES)
-                        .withPageWriteChecksumEnabled(true)
-                        .build()) {
-            for (GenericRecord row : rows) {
-                writer.write(row);
-            }
-        }
+    static ParquetWriter<GenericRecord> open(
+            Path file, Schema schema, String keyColumn, long distinctKeys) throws IOException {
+        return AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+                .withSchema(schema)
+                .withDataModel(GenericData.get())
+                .withConf(new PlainParquetConfiguration())
+                .withWriteMode(ParquetFileWriter.Mode.CREATE)
+                .withCompressionCodec(CompressionCodecName.ZSTD)
+                .withDictionaryEncoding(true)
+                // parquet-java drops the bloom filter of a column chunk whose pages are all
+                // dictionary-encoded, so the key column is written plain (zstd still
+                // compresses its sorted runs well) and gets its bloom filter.
+                .withDictionaryEncoding(keyColumn, false)
+                .withBloomFilterEnabled(keyColumn, true)
+                .withBloomFilterNDV(keyColumn, Math.max(1, distinctKeys))
+                .withBloomFilterFPP(keyColumn, BLOOM_FPP)
+                // Untruncated min/max, in the footer and in the page index.
+                .withStatisticsTruncateLength(Integer.MAX_VALUE)
+                .withColumnIndexTruncateLength(Integer.MAX_VALUE)
+                .withRowGroupRowCountLimit(ROW_GROUP_ROWS)
+                .withRowGroupSize(ROW_GROUP_BYTES)
+                .withPageWriteChecksumEnabled(true)
+                .build();
     }
 }

@@ -205,7 +205,18 @@ public final class CompactJob {
         @Override
         public void open(OpenContext context) {
             compactors = new LinkedHashMap<>();
-            tables.forEach((name, t) -> compactors.put(name, new HourCompactor(t, Path.of(root))));
+            // Share the machine's cores between this job's subtasks: each writes its hour's
+            // bucket files on its share.
+            int threads =
+                    Math.max(
+                            1,
+                            Runtime.getRuntime().availableProcessors()
+                                    / getRuntimeContext()
+                                            .getTaskInfo()
+                                            .getNumberOfParallelSubtasks());
+            tables.forEach(
+                    (name, t) ->
+                            compactors.put(name, new HourCompactor(t, Path.of(root), threads)));
             var metrics = getRuntimeContext().getMetricGroup();
             compacted = metrics.counter("hoursCompacted");
             upToDate = metrics.counter("hoursUpToDate");

@@ -7,6 +7,8 @@ import io.sluice.ingest.HourManifest;
 import io.sluice.ingest.HourPartitioner;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -18,20 +20,25 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 import java.util.stream.Stream;
-import org.apache.avro.file.DataFileStream;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.util.Utf8;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
 import org.apache.flink.util.FileUtils;
+import org.apache.parquet.hadoop.ParquetWriter;
 
 /**
  * Compacts one complete landing hour of a table into its warehouse hour: reads the Avro files the
@@ -77,6 +84,19 @@ public final class HourCompactor {
             return new Result(
                     table, partition, Outcome.FAILED, 0, 0, 0, 0, 0, String.valueOf(error));
         }
+
+        static Result of(Outcome outcome, WarehouseManifest m) {
+            return new Result(
+                    m.table(),
+                    m.partition(),
+                    outcome,
+                    m.sourceRows(),
+                    m.rows(),
+                    m.duplicatesRemoved(),
+                    m.files().size(),
+                    m.files().stream().mapToLong(WarehouseManifest.BucketFile::bytes).sum(),
+                    null);
+        }
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -91,32 +111,40 @@ public final class HourCompactor {
     private final Path warehouseTable;
     private final Path staging;
     private final WarehouseSchema warehouseSchema;
-    private final int keyPos;
-    private final int timePos;
-    private final int idPos;
+    private final HourRows hourRows;
+    private final int threads;
     private final IntConsumer afterBucket;
 
     /**
      * @param root the local directory of {@code storage.root}
      */
     public HourCompactor(TableConfig table, Path root) {
-        this(table, root, bucketsWritten -> {});
+        this(table, root, 1);
+    }
+
+    /**
+     * @param threads threads that read one hour's landing files and write its bucket files
+     */
+    public HourCompactor(TableConfig table, Path root, int threads) {
+        this(table, root, threads, bucketsWritten -> {});
     }
 
     /**
      * @param afterBucket called with the number of bucket files written so far; tests use it to
      *     stop the process half-way
      */
-    HourCompactor(TableConfig table, Path root, IntConsumer afterBucket) {
-        this.afterBucket = afterBucket;
+    HourCompactor(TableConfig table, Path root, int threads, IntConsumer afterBucket) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be >= 1");
+        }
         this.table = table;
+        this.threads = threads;
+        this.afterBucket = afterBucket;
         this.rawTable = root.resolve("raw").resolve(table.name());
         this.warehouseTable = root.resolve("warehouse").resolve(table.name());
         this.staging = root.resolve("_staging").resolve("compact").resolve(table.name());
         this.warehouseSchema = WarehouseSchema.of(table.schema());
-        this.keyPos = table.schema().getField(table.key()).pos();
-        this.timePos = table.schema().getField(table.eventTime()).pos();
-        this.idPos = table.schema().getField(table.id()).pos();
+        this.hourRows = new HourRows(table);
     }
 
     public TableConfig table() {
@@ -173,11 +201,13 @@ public final class HourCompactor {
     private boolean isStale(String partition) throws IOException {
         Optional<WarehouseManifest> current = WarehouseManifest.read(warehouseHour(partition));
         return current.isEmpty()
-                || !current.get().sourceManifestSha256().equals(landingManifestDigest(partition));
-    }
-
-    private String landingManifestDigest(String partition) throws IOException {
-        return sha256(Files.readAllBytes(rawTable.resolve(partition).resolve(HourManifest.NAME)));
+                || !current.get()
+                        .sourceManifestSha256()
+                        .equals(
+                                sha256(
+                                        Files.readAllBytes(
+                                                rawTable.resolve(partition)
+                                                        .resolve(HourManifest.NAME))));
     }
 
     /**
@@ -199,39 +229,85 @@ public final class HourCompactor {
         if (!force
                 && current.isPresent()
                 && current.get().sourceManifestSha256().equals(sourceDigest)) {
-            WarehouseManifest m = current.get();
-            return new Result(
-                    table.name(),
-                    partition,
-                    Outcome.UP_TO_DATE,
-                    m.sourceRows(),
-                    m.rows(),
-                    m.duplicatesRemoved(),
-                    m.files().size(),
-                    m.files().stream().mapToLong(WarehouseManifest.BucketFile::bytes).sum(),
-                    null);
+            return Result.of(Outcome.UP_TO_DATE, current.get());
         }
 
-        List<Row> rows = readHour(rawHour, JSON.readTree(manifestBytes));
-        long sourceRows = rows.size();
-        List<List<Row>> buckets = bucketize(deduplicate(rows));
+        ExecutorService pool = threads > 1 ? Executors.newFixedThreadPool(threads) : null;
+        try {
+            List<HourRows.Row> rows = readHour(rawHour, JSON.readTree(manifestBytes), pool);
+            List<HourRows.Row> unique = hourRows.deduplicate(rows);
+            HourRows.rankKeys(unique);
+            List<List<HourRows.Row>> buckets = new ArrayList<>();
+            for (int b = 0; b < table.buckets(); b++) {
+                buckets.add(new ArrayList<>());
+            }
+            for (HourRows.Row row : unique) {
+                buckets.get(row.bucket).add(row);
+            }
+            WarehouseManifest manifest =
+                    publish(partition, sourceDigest, rows.size(), buckets, pool);
+            return Result.of(Outcome.COMPACTED, manifest);
+        } finally {
+            if (pool != null) {
+                pool.shutdownNow();
+            }
+        }
+    }
 
+    private List<HourRows.Row> readHour(
+            Path rawHour, JsonNode landingManifest, ExecutorService pool) throws IOException {
+        List<JsonNode> files = new ArrayList<>();
+        landingManifest.path("files").forEach(files::add);
+        files.sort(Comparator.comparing(f -> f.path("name").asText()));
+        List<Callable<List<HourRows.Row>>> reads = new ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            int index = i;
+            JsonNode file = files.get(i);
+            reads.add(
+                    () ->
+                            hourRows.read(
+                                    rawHour.resolve(file.path("name").asText()),
+                                    index,
+                                    file.path("rows").asLong()));
+        }
+        List<HourRows.Row> rows =
+                new ArrayList<>((int) Math.min(landingManifest.path("rows").asLong(), 1 << 24));
+        for (List<HourRows.Row> fileRows : runAll(pool, reads)) {
+            rows.addAll(fileRows);
+        }
+        return rows;
+    }
+
+    /** Writes the buckets and the manifest into staging, then swaps them in as the hour. */
+    private WarehouseManifest publish(
+            String partition,
+            String sourceDigest,
+            long sourceRows,
+            List<List<HourRows.Row>> buckets,
+            ExecutorService pool)
+            throws IOException {
         String stem = partition.replace('/', '_');
         removeLeftovers(stem);
         Files.createDirectories(staging);
         Path stagingHour = staging.resolve(stem + "." + UUID.randomUUID());
         Files.createDirectory(stagingHour);
         try {
-            List<WarehouseManifest.BucketFile> files = new ArrayList<>();
-            long kept = 0;
+            AtomicInteger written = new AtomicInteger();
+            List<Callable<WarehouseManifest.BucketFile>> writes = new ArrayList<>();
             for (int b = 0; b < buckets.size(); b++) {
-                List<Row> bucket = buckets.get(b);
-                if (!bucket.isEmpty()) {
-                    files.add(writeBucket(stagingHour, b, bucket));
-                    kept += bucket.size();
-                    afterBucket.accept(files.size());
+                int bucket = b;
+                if (!buckets.get(b).isEmpty()) {
+                    writes.add(
+                            () -> {
+                                WarehouseManifest.BucketFile f =
+                                        writeBucket(stagingHour, bucket, buckets.get(bucket));
+                                afterBucket.accept(written.incrementAndGet());
+                                return f;
+                            });
                 }
             }
+            List<WarehouseManifest.BucketFile> files = runAll(pool, writes);
+            long kept = files.stream().mapToLong(WarehouseManifest.BucketFile::rows).sum();
             WarehouseManifest manifest =
                     new WarehouseManifest(
                             table.name(),
@@ -247,17 +323,8 @@ public final class HourCompactor {
             // The displaced set stays in the staging area for a grace period: a reader that
             // listed the old directory just before the swap can still finish reading it.
             Path trash = staging.resolve(stem + "." + UUID.randomUUID() + TRASH_SUFFIX);
-            AtomicDirectories.replace(stagingHour, target, trash);
-            return new Result(
-                    table.name(),
-                    partition,
-                    Outcome.COMPACTED,
-                    sourceRows,
-                    kept,
-                    sourceRows - kept,
-                    files.size(),
-                    files.stream().mapToLong(WarehouseManifest.BucketFile::bytes).sum(),
-                    null);
+            AtomicDirectories.replace(stagingHour, warehouseHour(partition), trash);
+            return manifest;
         } catch (IOException | RuntimeException e) {
             FileUtils.deleteDirectoryQuietly(stagingHour.toFile());
             throw e;
@@ -287,93 +354,31 @@ public final class HourCompactor {
         }
     }
 
-    private List<Row> readHour(Path rawHour, JsonNode landingManifest) throws IOException {
-        List<Row> rows =
-                new ArrayList<>((int) Math.min(landingManifest.path("rows").asLong(), 1 << 24));
-        List<JsonNode> files = new ArrayList<>();
-        landingManifest.path("files").forEach(files::add);
-        files.sort(Comparator.comparing(f -> f.path("name").asText()));
-        int buckets = table.buckets();
-        long seq = 0;
-        for (JsonNode file : files) {
-            Path path = rawHour.resolve(file.path("name").asText());
-            long expected = file.path("rows").asLong();
-            long read = 0;
-            try (InputStream in = Files.newInputStream(path);
-                    DataFileStream<GenericRecord> stream =
-                            new DataFileStream<>(
-                                    in, new GenericDatumReader<>(null, table.schema()))) {
-                while (stream.hasNext()) {
-                    GenericData.Record record = (GenericData.Record) stream.next();
-                    Object key = comparable(record.get(keyPos));
-                    Object time = record.get(timePos);
-                    rows.add(
-                            new Row(
-                                    record,
-                                    key,
-                                    ((Number) time).longValue(),
-                                    comparable(record.get(idPos)),
-                                    HiveBucketing.bucket(key, buckets),
-                                    seq++));
-                    read++;
-                }
-            }
-            if (read != expected) {
-                throw new IOException(
-                        path
-                                + " holds "
-                                + read
-                                + " rows but its landing manifest says "
-                                + expected);
-            }
-        }
-        return rows;
-    }
-
-    /** Keeps, per id, the row that sorts first: the same row whatever order the files came in. */
-    private static List<Row> deduplicate(List<Row> rows) {
-        Map<Object, Row> byId = new HashMap<>(rows.size() * 4 / 3 + 1);
-        boolean duplicates = false;
-        for (Row row : rows) {
-            Row previous = byId.putIfAbsent(row.id, row);
-            if (previous != null) {
-                duplicates = true;
-                if (ORDER.compare(row, previous) < 0) {
-                    byId.put(row.id, row);
-                }
-            }
-        }
-        return duplicates ? new ArrayList<>(byId.values()) : rows;
-    }
-
-    private List<List<Row>> bucketize(List<Row> rows) {
-        List<List<Row>> buckets = new ArrayList<>(table.buckets());
-        for (int b = 0; b < table.buckets(); b++) {
-            buckets.add(new ArrayList<>());
-        }
-        for (Row row : rows) {
-            buckets.get(row.bucket).add(row);
-        }
-        return buckets;
-    }
-
-    private WarehouseManifest.BucketFile writeBucket(Path dir, int bucket, List<Row> rows)
+    private WarehouseManifest.BucketFile writeBucket(Path dir, int bucket, List<HourRows.Row> rows)
             throws IOException {
-        rows.sort(ORDER);
-        List<GenericRecord> records = new ArrayList<>(rows.size());
+        rows.sort(hourRows.order);
         long distinctKeys = 0;
-        Object previousKey = null;
-        for (Row row : rows) {
-            if (previousKey == null || compareKeys(previousKey, row.key) != 0) {
+        int previousRank = -1;
+        for (HourRows.Row row : rows) {
+            if (row.rank != previousRank) {
                 distinctKeys++;
-                previousKey = row.key;
+                previousRank = row.rank;
             }
-            warehouseSchema.convert(row.record);
-            records.add(row.record);
         }
         Path inProgress = dir.resolve(String.format("%06d_0.inprogress", bucket));
-        BucketFileWriter.write(
-                inProgress, warehouseSchema.schema(), table.key(), distinctKeys, records);
+        GenericDatumReader<GenericData.Record> decoder = new GenericDatumReader<>(table.schema());
+        BinaryDecoder binary = null;
+        GenericData.Record record = null;
+        try (ParquetWriter<GenericRecord> writer =
+                BucketFileWriter.open(
+                        inProgress, warehouseSchema.schema(), table.key(), distinctKeys)) {
+            for (HourRows.Row row : rows) {
+                binary = DecoderFactory.get().binaryDecoder(row.payload, binary);
+                record = decoder.read(record, binary);
+                warehouseSchema.convert(record);
+                writer.write(record);
+            }
+        }
         String name =
                 String.format(
                         "%06d_0_%s.parquet", bucket, digest(inProgress).substring(0, DIGEST_CHARS));
@@ -383,48 +388,58 @@ public final class HourCompactor {
                 bucket,
                 rows.size(),
                 Files.size(dir.resolve(name)),
-                jsonKey(rows.get(0).key),
-                jsonKey(rows.get(rows.size() - 1).key));
+                HourRows.jsonKey(rows.get(0).key),
+                HourRows.jsonKey(rows.get(rows.size() - 1).key));
     }
 
-    /** Strings compare by their UTF-8 bytes, the order Parquet statistics and DuckDB use. */
-    private static Object comparable(Object value) {
-        if (value instanceof CharSequence chars && !(value instanceof Utf8)) {
-            return new Utf8(chars.toString());
+    /**
+     * Runs {@code tasks} on {@code pool} (or in order on this thread without one) and returns their
+     * results in order; the first failure is rethrown as it was thrown.
+     */
+    private static <T> List<T> runAll(ExecutorService pool, List<Callable<T>> tasks)
+            throws IOException {
+        List<T> results = new ArrayList<>(tasks.size());
+        try {
+            if (pool == null) {
+                for (Callable<T> task : tasks) {
+                    results.add(task.call());
+                }
+                return results;
+            }
+            List<Future<T>> futures = new ArrayList<>();
+            for (Callable<T> task : tasks) {
+                futures.add(pool.submit(task));
+            }
+            for (Future<T> future : futures) {
+                results.add(future.get());
+            }
+            return results;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while compacting");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IOException(cause);
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e);
         }
-        return value;
     }
-
-    private static Object jsonKey(Object key) {
-        return key instanceof Utf8 ? key.toString() : key;
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static int compareKeys(Object a, Object b) {
-        return ((Comparable) a).compareTo(b);
-    }
-
-    private static final Comparator<Row> ORDER =
-            (a, b) -> {
-                int c = compareKeys(a.key, b.key);
-                if (c != 0) {
-                    return c;
-                }
-                c = Long.compare(a.time, b.time);
-                if (c != 0) {
-                    return c;
-                }
-                c = compareKeys(a.id, b.id);
-                return c != 0 ? c : Long.compare(a.seq, b.seq);
-            };
-
-    private record Row(
-            GenericData.Record record, Object key, long time, Object id, int bucket, long seq) {}
 
     private static String digest(Path file) throws IOException {
         MessageDigest sha = sha256();
         try (InputStream in = new DigestInputStream(Files.newInputStream(file), sha)) {
-            in.transferTo(java.io.OutputStream.nullOutputStream());
+            in.transferTo(OutputStream.nullOutputStream());
         }
         return HexFormat.of().formatHex(sha.digest());
     }

@@ -191,6 +191,10 @@ class HourCompactorTest {
         assertThat(compactor.compact(hour, true).outcome())
                 .isEqualTo(HourCompactor.Outcome.COMPACTED);
         assertThat(contents(compactor.warehouseHour(hour))).isEqualTo(first);
+
+        // Buckets written on several threads: still the same files, byte for byte.
+        new HourCompactor(purchases, root, 3).compact(hour, true);
+        assertThat(contents(compactor.warehouseHour(hour))).isEqualTo(first);
     }
 
     @Test
@@ -210,6 +214,7 @@ class HourCompactorTest {
                 new HourCompactor(
                         purchases,
                         root,
+                        1,
                         bucketsWritten -> {
                             if (bucketsWritten == 3) {
                                 throw new SimulatedCrash();

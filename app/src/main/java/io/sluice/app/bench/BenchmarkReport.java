@@ -38,6 +38,11 @@ public final class BenchmarkReport {
         Files.writeString(file, text);
     }
 
+    /** Every run's figure, formatted, as a list for a table's "runs" column. */
+    public static String runs(List<Double> values, String format) {
+        return values.stream().map(v -> String.format(format, v)).toList().toString();
+    }
+
     /** The median of some measurements. */
     public static double median(List<Double> values) {
         double[] v = values.stream().mapToDouble(Double::doubleValue).toArray();

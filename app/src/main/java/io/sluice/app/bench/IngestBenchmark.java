@@ -183,7 +183,7 @@ public final class IngestBenchmark {
     }
 
     private static String fmt(List<Double> values, String format) {
-        return values.stream().map(v -> String.format(format, v)).toList().toString();
+        return BenchmarkReport.runs(values, format);
     }
 
     /** The consume-only deserializer: hands on the value bytes and nothing else. */

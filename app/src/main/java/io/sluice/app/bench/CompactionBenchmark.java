@@ -1,0 +1,390 @@
+package io.sluice.app.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.app.ReferenceConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.generate.GeneratorOptions;
+import io.sluice.generate.LandingHours;
+import io.sluice.ingest.HourPartitioner;
+import io.sluice.warehouse.HiveBucketing;
+import io.sluice.warehouse.HourCompactor;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.avro.file.DataFileStream;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.io.LocalOutputFile;
+
+/**
+ * Compaction of one large landing hour against a plain Avro to Parquet rewrite of the same hour
+ * (parquet-java defaults, one file, no de-duplication, bucketing or sorting), and DuckDB point
+ * lookups of one key in that hour against both outputs: bytes read (DuckDB's own profiler) and
+ * time.
+ */
+public final class CompactionBenchmark {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int LOOKUP_KEYS = 25;
+    private static final int LOOKUP_REPEATS = 5;
+
+    private final long events;
+    private final int runs;
+    private final PrintStream out;
+
+    public CompactionBenchmark(long events, int runs, PrintStream out) {
+        this.events = events;
+        this.runs = runs;
+        this.out = out;
+    }
+
+    /** Runs the benchmark in {@code workDir} and returns the markdown section it measured. */
+    public String run(Path workDir) throws Exception {
+        SluiceConfig config = ReferenceConfig.writeInto(workDir, "localhost:9092");
+        TableConfig table = config.table("page_views").orElseThrow();
+        Path root = Path.of(config.rootUri());
+        // Within the table's max_past, so the events pass validation as they would in ingest.
+        Instant hourStart = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(3));
+        Map<String, Long> landed =
+                LandingHours.write(
+                        root,
+                        table,
+                        GeneratorOptions.defaults(events, 42)
+                                .withStart(hourStart.plusSeconds(60))
+                                .withSpan(Duration.ofMinutes(58))
+                                .withRates(0, 0, 0),
+                        4,
+                        false);
+        String partition = HourPartitioner.partition(hourStart.toEpochMilli());
+        long rows = landed.get(partition);
+        out.printf("landed %,d rows in %s%n", rows, partition);
+        Path rawHour = root.resolve("raw").resolve(table.name()).resolve(partition);
+        Path plain = workDir.resolve("plain.parquet");
+        int cores = Runtime.getRuntime().availableProcessors();
+        HourCompactor oneThread = new HourCompactor(table, root, 1);
+        HourCompactor allCores = new HourCompactor(table, root, cores);
+
+        // One unmeasured round first, so no side pays for the JIT.
+        plainRewrite(table, rawHour, plain);
+        oneThread.compact(partition, true);
+        allCores.compact(partition, true);
+        List<Double> plainRates = new ArrayList<>();
+        List<Double> oneRates = new ArrayList<>();
+        List<Double> allRates = new ArrayList<>();
+        List<Double> oneRatios = new ArrayList<>();
+        List<Double> allRatios = new ArrayList<>();
+        for (int run = 1; run <= runs; run++) {
+            System.gc();
+            long t0 = System.nanoTime();
+            plainRewrite(table, rawHour, plain);
+            double plainRate = rows / ((System.nanoTime() - t0) / 1e9);
+            double oneRate = compactionRate(oneThread, partition, rows);
+            double allRate = compactionRate(allCores, partition, rows);
+            plainRates.add(plainRate);
+            oneRates.add(oneRate);
+            allRates.add(allRate);
+            oneRatios.add(oneRate / plainRate);
+            allRatios.add(allRate / plainRate);
+            out.printf(
+                    "run %d/%d: plain rewrite %,.0f rows/s, compaction on 1 thread %,.0f rows/s"
+                            + " (%.2f), on %d threads %,.0f rows/s (%.2f)%n",
+                    run,
+                    runs,
+                    plainRate,
+                    oneRate,
+                    oneRate / plainRate,
+                    cores,
+                    allRate,
+                    allRate / plainRate);
+        }
+        HourCompactor compactor = oneThread;
+
+        Path warehouseHour = compactor.warehouseHour(partition);
+        Lookups lookups = lookups(table, warehouseHour, plain);
+        long warehouseBytes = sizeOf(warehouseHour, ".parquet");
+        long plainBytes = Files.size(plain);
+        return String.join(
+                "\n",
+                "## Compaction: an Avro landing hour to the Parquet warehouse",
+                "",
+                String.format(
+                        "`./sluice bench compact --events %d --runs %d` lands one hour of %,d"
+                                + " page views (4 Avro files, %,d distinct users, Zipf) and, in"
+                                + " each run, rewrites it three times: a plain Avro to"
+                                + " Parquet rewrite (parquet-java defaults: snappy, one file, no"
+                                + " de-duplication, bucketing or sorting; one file means one"
+                                + " thread) and the compaction (de-duplicate, %d Hive buckets,"
+                                + " sort, ZSTD, bloom filter, untruncated statistics, atomic"
+                                + " publish), with its bucket files written on one thread and then"
+                                + " on all cores. One unmeasured round first.",
+                        events, runs, rows, lookups.distinctKeys, table.buckets()),
+                "",
+                "| measure | median | runs |",
+                "|---|---|---|",
+                String.format(
+                        "| plain rewrite rows/s | %,.0f | %s |",
+                        BenchmarkReport.median(plainRates),
+                        BenchmarkReport.runs(plainRates, "%,.0f")),
+                String.format(
+                        "| compaction rows/s, bucket files written on 1 thread | %,.0f | %s |",
+                        BenchmarkReport.median(oneRates), BenchmarkReport.runs(oneRates, "%,.0f")),
+                String.format(
+                        "| compaction rows/s, bucket files written on %d threads (what the"
+                                + " compact job does when one subtask has the machine) | %,.0f |"
+                                + " %s |",
+                        cores,
+                        BenchmarkReport.median(allRates),
+                        BenchmarkReport.runs(allRates, "%,.0f")),
+                String.format(
+                        "| **compaction (1 thread) ÷ plain rewrite** (goal ≥ 0.7) | **%.2f** |"
+                                + " %s |",
+                        BenchmarkReport.median(oneRatios), BenchmarkReport.runs(oneRatios, "%.2f")),
+                String.format(
+                        "| **compaction (%d threads) ÷ plain rewrite** (goal ≥ 0.7) | **%.2f** |"
+                                + " %s |",
+                        cores,
+                        BenchmarkReport.median(allRatios),
+                        BenchmarkReport.runs(allRatios, "%.2f")),
+                "",
+                String.format(
+                        "Output: warehouse %,d bytes in %d files, plain copy %,d bytes in one"
+                                + " file.",
+                        warehouseBytes, countFiles(warehouseHour, ".parquet"), plainBytes),
+                "",
+                String.format(
+                        "DuckDB %s point lookups (`SELECT * … WHERE user_id = ?`) of %d keys"
+                                + " spread over the popularity range, %d timed repeats each"
+                                + " (medians over all of them); bytes from DuckDB's profiler"
+                                + " (`io.total_bytes_read`).",
+                        lookups.duckdbVersion, LOOKUP_KEYS, LOOKUP_REPEATS),
+                "",
+                "| lookup of one key in one hour | bytes read (median) | time ms (median) |",
+                "|---|---|---|",
+                String.format(
+                        "| plain copy (unbucketed, unsorted, parquet-java defaults) | %,.0f |"
+                                + " %.2f |",
+                        lookups.plainBytes, lookups.plainMillis),
+                String.format(
+                        "| warehouse hour, all %d files (`*.parquet`: bloom filters and"
+                                + " statistics prune) | %,.0f | %.2f |",
+                        table.buckets(), lookups.warehouseBytes, lookups.warehouseMillis),
+                String.format(
+                        "| warehouse hour, the key's bucket file only (what a bucket-aware"
+                                + " reader opens) | %,.0f | %.2f |",
+                        lookups.bucketBytes, lookups.bucketMillis),
+                String.format(
+                        "| **plain ÷ warehouse, all files** (goal ≥ 10× bytes, ≥ 5× time) |"
+                                + " **%.1f×** | **%.1f×** |",
+                        lookups.plainBytes / lookups.warehouseBytes,
+                        lookups.plainMillis / lookups.warehouseMillis),
+                String.format(
+                        "| **plain ÷ warehouse, bucket file** | **%.1f×** | **%.1f×** |",
+                        lookups.plainBytes / lookups.bucketBytes,
+                        lookups.plainMillis / lookups.bucketMillis),
+                "",
+                "Measured " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ".");
+    }
+
+    private static double compactionRate(HourCompactor compactor, String partition, long rows)
+            throws IOException {
+        System.gc();
+        long start = System.nanoTime();
+        HourCompactor.Result result = compactor.compact(partition, true);
+        double rate = rows / ((System.nanoTime() - start) / 1e9);
+        if (result.sourceRows() != rows) {
+            throw new IllegalStateException("compaction read " + result.sourceRows() + " rows");
+        }
+        return rate;
+    }
+
+    /** The baseline: the same Avro records into one Parquet file with parquet-java defaults. */
+    private static void plainRewrite(TableConfig table, Path rawHour, Path target)
+            throws IOException {
+        Files.deleteIfExists(target);
+        try (ParquetWriter<GenericRecord> writer =
+                        AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(target))
+                                .withSchema(table.schema())
+                                .withDataModel(GenericData.get())
+                                .withConf(new PlainParquetConfiguration())
+                                .build();
+                Stream<Path> files = Files.list(rawHour)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".avro")).sorted().toList()) {
+                try (InputStream in = Files.newInputStream(file);
+                        DataFileStream<GenericRecord> stream =
+                                new DataFileStream<>(
+                                        in, new GenericDatumReader<>(null, table.schema()))) {
+                    for (GenericRecord record : stream) {
+                        writer.write(record);
+                    }
+                }
+            }
+        }
+    }
+
+    private record Lookups(
+            String duckdbVersion,
+            long distinctKeys,
+            double plainBytes,
+            double plainMillis,
+            double warehouseBytes,
+            double warehouseMillis,
+            double bucketBytes,
+            double bucketMillis) {}
+
+    private Lookups lookups(TableConfig table, Path warehouseHour, Path plain) throws Exception {
+        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
+            String version = scalar(duck, "select version()");
+            List<String> byPopularity = new ArrayList<>();
+            try (Statement st = duck.createStatement();
+                    ResultSet rs =
+                            st.executeQuery(
+                                    "select "
+                                            + table.key()
+                                            + " from read_parquet('"
+                                            + plain
+                                            + "') group by all order by count(*) desc, 1")) {
+                while (rs.next()) {
+                    byPopularity.add(rs.getString(1));
+                }
+            }
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < LOOKUP_KEYS; i++) {
+                keys.add(byPopularity.get((int) ((long) i * byPopularity.size() / LOOKUP_KEYS)));
+            }
+            String column = table.key();
+            String plainSql =
+                    "select * from read_parquet('" + plain + "') where " + column + " = ?";
+            String allSql =
+                    "select * from read_parquet('"
+                            + warehouseHour
+                            + "/*.parquet') where "
+                            + column
+                            + " = ?";
+            List<Double> pb = new ArrayList<>();
+            List<Double> pt = new ArrayList<>();
+            List<Double> wb = new ArrayList<>();
+            List<Double> wt = new ArrayList<>();
+            List<Double> bb = new ArrayList<>();
+            List<Double> bt = new ArrayList<>();
+            Path profile = Files.createTempFile("sluice-duckdb-profile-", ".json");
+            for (String key : keys) {
+                String bucketSql =
+                        String.format(
+                                "select * from read_parquet('%s/%06d_0_*.parquet') where %s = ?",
+                                warehouseHour, HiveBucketing.bucket(key, table.buckets()), column);
+                long expected = -1;
+                for (String[] q :
+                        new String[][] {{plainSql, "p"}, {allSql, "w"}, {bucketSql, "b"}}) {
+                    double bytes = bytesRead(duck, q[0], key, profile);
+                    long found = count(duck, q[0], key);
+                    if (expected >= 0 && found != expected) {
+                        throw new IllegalStateException(
+                                "lookups disagree for " + key + ": " + found + " vs " + expected);
+                    }
+                    expected = found;
+                    for (int r = 0; r < LOOKUP_REPEATS; r++) {
+                        long t = System.nanoTime();
+                        count(duck, q[0], key);
+                        double ms = (System.nanoTime() - t) / 1e6;
+                        switch (q[1]) {
+                            case "p" -> pt.add(ms);
+                            case "w" -> wt.add(ms);
+                            default -> bt.add(ms);
+                        }
+                    }
+                    switch (q[1]) {
+                        case "p" -> pb.add(bytes);
+                        case "w" -> wb.add(bytes);
+                        default -> bb.add(bytes);
+                    }
+                }
+            }
+            Files.deleteIfExists(profile);
+            return new Lookups(
+                    version,
+                    byPopularity.size(),
+                    BenchmarkReport.median(pb),
+                    BenchmarkReport.median(pt),
+                    BenchmarkReport.median(wb),
+                    BenchmarkReport.median(wt),
+                    BenchmarkReport.median(bb),
+                    BenchmarkReport.median(bt));
+        }
+    }
+
+    /** Runs the lookup once with DuckDB's JSON profiler on and returns the bytes it read. */
+    private static double bytesRead(Connection duck, String sql, String key, Path profile)
+            throws SQLException, IOException {
+        try (Statement st = duck.createStatement()) {
+            st.execute("pragma enable_profiling = 'json'");
+            st.execute("pragma profiling_output = '" + profile + "'");
+        }
+        count(duck, sql, key);
+        try (Statement st = duck.createStatement()) {
+            st.execute("pragma disable_profiling");
+        }
+        return JSON.readTree(profile.toFile()).path("io").path("total_bytes_read").asDouble();
+    }
+
+    /** Runs a lookup, reading every row and column it returns; returns the row count. */
+    private static long count(Connection duck, String sql, String key) throws SQLException {
+        try (PreparedStatement ps = duck.prepareStatement(sql)) {
+            ps.setString(1, key);
+            long n = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                int columns = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    for (int c = 1; c <= columns; c++) {
+                        rs.getObject(c);
+                    }
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
+    private static String scalar(Connection duck, String sql) throws SQLException {
+        try (Statement st = duck.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static long sizeOf(Path dir, String suffix) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            long total = 0;
+            for (Path f : files.filter(p -> p.toString().endsWith(suffix)).toList()) {
+                total += Files.size(f);
+            }
+            return total;
+        }
+    }
+
+    private static long countFiles(Path dir, String suffix) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(suffix)).count();
+        }
+    }
+}
