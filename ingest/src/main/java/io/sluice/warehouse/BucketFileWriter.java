@@ -19,11 +19,13 @@ import org.apache.parquet.io.LocalOutputFile;
 final class BucketFileWriter {
 
     /**
-     * Rows per row group. DuckDB (and Spark, Trino) hand one row group to one thread, and DuckDB's
-     * own row groups hold 122,880 rows; at this size a large bucket splits into several row groups
-     * that are read in parallel, while a small hour stays one row group per file.
+     * Rows per row group. DuckDB, Spark and Trino give each row group to one thread, so a large
+     * hour splits into many groups read in parallel; and since rows are sorted by key, each group
+     * covers a narrow key range that a point lookup skips by its min/max. Measured in {@code
+     * ./sluice bench compact}: 32k rows read ~4x fewer bytes per lookup than 128k, at the same
+     * scan speed.
      */
-    static final int ROW_GROUP_ROWS = 131_072;
+    static final int ROW_GROUP_ROWS = 32_768;
 
     /** Upper bound in bytes, for wide rows. */
     static final long ROW_GROUP_BYTES = 64L << 20;
