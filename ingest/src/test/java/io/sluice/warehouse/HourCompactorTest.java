@@ -108,7 +108,8 @@ class HourCompactorTest {
                     .containsEntry("price", "FLOAT")
                     .containsEntry("quantity", "INTEGER")
                     .containsEntry("user_id", "VARCHAR")
-                    .containsEntry("coupon", "VARCHAR");
+                    .containsEntry("coupon", "VARCHAR")
+                    .containsEntry("device", "VARCHAR");
             assertThat(
                             duck.rows(
                                     "select distinct compression from parquet_metadata('"
