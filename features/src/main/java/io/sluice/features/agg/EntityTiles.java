@@ -1,0 +1,72 @@
+package io.sluice.features.agg;
+
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * All fine tiles of one entity of one view, in memory, read as a window's {@link
+ * Windows.TileReader}: coarse partials are merged from the fine tiles they span. The features job
+ * keeps an entity's state in this form, and the property tests evaluate windows through it.
+ */
+public final class EntityTiles implements Windows.TileReader {
+
+    private final long tile;
+    private final long coarse;
+    private final NavigableMap<Long, Tile> tiles = new TreeMap<>();
+
+    public EntityTiles(long tile, long coarse) {
+        if (tile <= 0 || coarse % tile != 0) {
+            throw new IllegalArgumentException(
+                    "tile must be positive and coarse a multiple of it: " + tile + ", " + coarse);
+        }
+        this.tile = tile;
+        this.coarse = coarse;
+    }
+
+    /** Adds an event to its tile; false if its id is already there. */
+    public boolean add(EventEntry event) {
+        return tiles.computeIfAbsent(Windows.floor(event.ts(), tile), Tile::new).add(event);
+    }
+
+    /** The tile starting at {@code start}, or null. */
+    public Tile tile(long start) {
+        return tiles.get(start);
+    }
+
+    public NavigableMap<Long, Tile> tiles() {
+        return tiles;
+    }
+
+    /** Drops tiles that end at or before {@code time}. */
+    public void evictBefore(long time) {
+        tiles.headMap(Windows.floor(time, tile) - tile, true).clear();
+    }
+
+    /** {@code value(feature, this entity, t)}. */
+    public FeatureValue value(FeatureDef feature, long t) {
+        return Windows.value(feature, t, tile, coarse, this);
+    }
+
+    @Override
+    public Partial fine(long start, FeatureDef feature) {
+        Tile t = tiles.get(start);
+        return t == null ? new Partial() : t.partial(feature);
+    }
+
+    @Override
+    public Partial coarse(long start, FeatureDef feature) {
+        Partial p = new Partial();
+        for (Map.Entry<Long, Tile> e :
+                tiles.subMap(start, true, start + coarse, false).entrySet()) {
+            p.merge(e.getValue().partial(feature));
+        }
+        return p;
+    }
+
+    @Override
+    public Partial head(long start, long before, FeatureDef feature) {
+        Tile t = tiles.get(start);
+        return t == null ? new Partial() : t.partial(feature, before);
+    }
+}

@@ -1,0 +1,24 @@
+package io.sluice.features.agg;
+
+import io.sluice.config.Aggregation;
+import io.sluice.config.FeatureType;
+import java.io.Serializable;
+
+/**
+ * A feature as the aggregation library sees it.
+ *
+ * @param name the feature name
+ * @param agg its aggregation
+ * @param valueIndex index of its source field in an {@link EventEntry}'s values; -1 for count
+ * @param windowMillis its window W (the view's ttl for {@code last} without a window)
+ * @param type the declared output type
+ * @param fractional whether the source field is float or double (sums and averages in double)
+ */
+public record FeatureDef(
+        String name,
+        Aggregation agg,
+        int valueIndex,
+        long windowMillis,
+        FeatureType type,
+        boolean fractional)
+        implements Serializable {}

@@ -1,0 +1,82 @@
+package io.sluice.features.agg;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One fine tile of one entity: the accepted events whose time falls in {@code [start, start + s)}.
+ *
+ * <p>A tile keeps its events, not only their aggregate, because a window's head is exact: the value
+ * at {@code t} counts the events of {@code t}'s own tile that happened before {@code t}, for any
+ * {@code t}. Adding an event is idempotent (by id) and a tile only grows, so its size is a version
+ * that never goes backwards: a replayed write can be refused by comparing sizes.
+ */
+public final class Tile {
+
+    private static final Comparator<EventEntry> ORDER =
+            Comparator.comparingLong(EventEntry::ts)
+                    .thenComparing(EventEntry::id, Partial::compareIds);
+
+    private final long start;
+    private final List<EventEntry> events;
+    private final Set<String> ids;
+
+    public Tile(long start) {
+        this(start, new ArrayList<>());
+    }
+
+    /** A tile holding {@code events} (any order; duplicate ids are dropped). */
+    public Tile(long start, List<EventEntry> events) {
+        this.start = start;
+        this.events = new ArrayList<>(events.size());
+        this.ids = new HashSet<>();
+        for (EventEntry e : events) {
+            add(e);
+        }
+    }
+
+    public long start() {
+        return start;
+    }
+
+    /** Adds an event; false if an event with its id is already here. */
+    public boolean add(EventEntry event) {
+        if (!ids.add(event.id())) {
+            return false;
+        }
+        int at = Collections.binarySearch(events, event, ORDER);
+        events.add(at < 0 ? -at - 1 : at, event);
+        return true;
+    }
+
+    /** The events, ordered by (time, id). */
+    public List<EventEntry> events() {
+        return Collections.unmodifiableList(events);
+    }
+
+    /** How many events the tile holds: its version. */
+    public int size() {
+        return events.size();
+    }
+
+    /** The partial aggregate of {@code feature} over the tile's events before {@code before}. */
+    public Partial partial(FeatureDef feature, long before) {
+        Partial p = new Partial();
+        for (EventEntry e : events) {
+            if (e.ts() >= before) {
+                break;
+            }
+            p.add(feature, e);
+        }
+        return p;
+    }
+
+    /** The partial aggregate of {@code feature} over the whole tile. */
+    public Partial partial(FeatureDef feature) {
+        return partial(feature, Long.MAX_VALUE);
+    }
+}

@@ -1,0 +1,102 @@
+package io.sluice.features.agg;
+
+import io.sluice.config.Aggregation;
+import io.sluice.config.FeatureConfig;
+import io.sluice.config.FeatureViewConfig;
+import io.sluice.config.TableConfig;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
+
+/**
+ * A feature view as the library sees it: its tiles, and its features over the distinct source
+ * fields they read.
+ *
+ * @param name the view name
+ * @param tileMillis the fine tile size s
+ * @param coarseMillis the coarse tile size, 60 × s, for the body of long windows
+ * @param ttlMillis how long values are kept
+ * @param fields the source fields the features read, in first-use order
+ * @param features the features, in config order
+ */
+public record ViewDef(
+        String name,
+        long tileMillis,
+        long coarseMillis,
+        long ttlMillis,
+        List<String> fields,
+        List<FeatureDef> features)
+        implements Serializable {
+
+    /** How many fine tiles make one coarse tile. */
+    public static final int COARSE_FACTOR = 60;
+
+    /** The library's view of {@code view}, whose source table is {@code table}. */
+    public static ViewDef of(FeatureViewConfig view, TableConfig table) {
+        List<String> fields = new ArrayList<>();
+        List<FeatureDef> features = new ArrayList<>();
+        for (FeatureConfig f : view.features()) {
+            int index = -1;
+            boolean fractional = false;
+            if (f.agg() != Aggregation.COUNT) {
+                String field = f.field().orElseThrow();
+                index = fields.indexOf(field);
+                if (index < 0) {
+                    fields.add(field);
+                    index = fields.size() - 1;
+                }
+                Schema.Type type = nonNull(table.schema().getField(field).schema()).getType();
+                fractional = type == Schema.Type.FLOAT || type == Schema.Type.DOUBLE;
+            }
+            features.add(
+                    new FeatureDef(
+                            f.name(),
+                            f.agg(),
+                            index,
+                            f.effectiveWindow().toMillis(),
+                            f.type(),
+                            fractional));
+        }
+        long tile = view.tile().toMillis();
+        return new ViewDef(
+                view.name(),
+                tile,
+                tile * COARSE_FACTOR,
+                view.ttl().toMillis(),
+                List.copyOf(fields),
+                List.copyOf(features));
+    }
+
+    /** The feature called {@code name}, or null. */
+    public FeatureDef feature(String name) {
+        for (FeatureDef f : features) {
+            if (f.name().equals(name)) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /** An accepted event of the source table as tiles keep it. */
+    public EventEntry entry(GenericRecord record, String id, long ts) {
+        Object[] values = new Object[fields.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = Values.normalise(record.get(fields.get(i)));
+        }
+        return new EventEntry(ts, id, values);
+    }
+
+    private static Schema nonNull(Schema schema) {
+        if (schema.getType() != Schema.Type.UNION) {
+            return schema;
+        }
+        for (Schema branch : schema.getTypes()) {
+            if (branch.getType() != Schema.Type.NULL) {
+                return branch;
+            }
+        }
+        return schema;
+    }
+}

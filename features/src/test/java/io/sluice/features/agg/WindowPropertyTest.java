@@ -1,0 +1,281 @@
+package io.sluice.features.agg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.sluice.config.Aggregation;
+import io.sluice.config.FeatureType;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The tile library against a brute-force evaluation of DESIGN.md's definition,
+ *
+ * <pre>
+ * value(f, e, t) = AGG { x.field : x.key = e, floor_s(t) − W ≤ x.ts &lt; t }
+ * </pre>
+ *
+ * on random streams: out of order, with re-sent duplicates, ties in time (for {@code last}), null
+ * values, empty windows, and query times on the edges ({@code x.ts == t} and {@code x.ts ==
+ * floor_s(t) − W}). Each stream's seed is in the failure message; {@code -Dsluice.seed=N} replays
+ * one.
+ */
+class WindowPropertyTest {
+
+    private static final long S = 60_000; // tile: 1 minute
+    private static final long C = 10 * S; // coarse tile: 10 minutes
+    private static final long T0 = 1_700_000_000_000L - Math.floorMod(1_700_000_000_000L, C);
+
+    /**
+     * Values: 0 = quantity (long, nullable), 1 = price (double), 2 = category (string, nullable).
+     */
+    private static final List<FeatureDef> FEATURES =
+            List.of(
+                    new FeatureDef(
+                            "count_5m", Aggregation.COUNT, -1, 5 * S, FeatureType.LONG, false),
+                    new FeatureDef(
+                            "count_1h", Aggregation.COUNT, -1, 60 * S, FeatureType.LONG, false),
+                    new FeatureDef(
+                            "qty_sum_30m", Aggregation.SUM, 0, 30 * S, FeatureType.LONG, false),
+                    new FeatureDef(
+                            "qty_avg_1h", Aggregation.AVG, 0, 60 * S, FeatureType.DOUBLE, false),
+                    new FeatureDef(
+                            "price_sum_2h", Aggregation.SUM, 1, 120 * S, FeatureType.DOUBLE, true),
+                    new FeatureDef(
+                            "price_sum_1m_float", Aggregation.SUM, 1, S, FeatureType.FLOAT, true),
+                    new FeatureDef(
+                            "price_min_1h", Aggregation.MIN, 1, 60 * S, FeatureType.DOUBLE, true),
+                    new FeatureDef(
+                            "price_max_1h", Aggregation.MAX, 1, 60 * S, FeatureType.DOUBLE, true),
+                    new FeatureDef(
+                            "qty_max_10m_int", Aggregation.MAX, 0, 10 * S, FeatureType.INT, false),
+                    new FeatureDef(
+                            "price_avg_3h", Aggregation.AVG, 1, 180 * S, FeatureType.DOUBLE, true),
+                    new FeatureDef(
+                            "last_category_15m",
+                            Aggregation.LAST,
+                            2,
+                            15 * S,
+                            FeatureType.STRING,
+                            false),
+                    new FeatureDef(
+                            "last_category_ttl",
+                            Aggregation.LAST,
+                            2,
+                            240 * S,
+                            FeatureType.STRING,
+                            false),
+                    new FeatureDef(
+                            "last_qty_1h", Aggregation.LAST, 0, 60 * S, FeatureType.LONG, false));
+
+    private record Keyed(String key, EventEntry event) {}
+
+    @Test
+    void tilesAgreeWithTheDefinitionOnRandomStreams() {
+        String fixed = System.getProperty("sluice.seed");
+        long checked = 0;
+        if (fixed != null) {
+            checked += check(Long.parseLong(fixed));
+        } else {
+            long base = System.nanoTime();
+            for (int i = 0; i < 150; i++) {
+                checked += check(base + i);
+            }
+        }
+        assertThat(checked).isPositive();
+    }
+
+    /** Runs one random stream; returns how many (feature, entity, t) values were compared. */
+    private long check(long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        List<Keyed> stream = stream(random);
+        Map<String, EntityTiles> tiles = new LinkedHashMap<>();
+        Set<String> seenIds = new HashSet<>();
+        List<Keyed> accepted = new ArrayList<>();
+        for (Keyed k : stream) {
+            boolean added =
+                    tiles.computeIfAbsent(k.key(), x -> new EntityTiles(S, C)).add(k.event());
+            // The tile drops a re-sent id, as the pipeline's de-duplication does.
+            assertThat(added)
+                    .as("seed %d: duplicate handling", seed)
+                    .isEqualTo(seenIds.add(k.event().id()));
+            if (added) {
+                accepted.add(k);
+            }
+        }
+        long compared = 0;
+        for (long t : queryTimes(random, accepted)) {
+            for (String key : List.of("a", "b", "c", "nobody")) {
+                EntityTiles entity = tiles.getOrDefault(key, new EntityTiles(S, C));
+                for (FeatureDef f : FEATURES) {
+                    FeatureValue actual = entity.value(f, t);
+                    FeatureValue expected = bruteForce(f, key, t, accepted);
+                    String what =
+                            String.format("seed %d, %s, key %s, t %d", seed, f.name(), key, t);
+                    assertThat(actual.status()).as(what).isEqualTo(expected.status());
+                    assertThat(actual.eventTime()).as(what).isEqualTo(expected.eventTime());
+                    if (expected.value() instanceof Double d) {
+                        assertThat((Double) actual.value())
+                                .as(what)
+                                .isCloseTo(d, within(Math.abs(d) * 1e-9 + 1e-12));
+                    } else if (expected.value() instanceof Float fl) {
+                        assertThat((Float) actual.value())
+                                .as(what)
+                                .isCloseTo(fl, within(Math.abs(fl) * 1e-6f + 1e-6f));
+                    } else {
+                        assertThat(actual.value()).as(what).isEqualTo(expected.value());
+                    }
+                    compared++;
+                }
+            }
+        }
+        return compared;
+    }
+
+    private static List<Keyed> stream(SplittableRandom random) {
+        int n = 1 + random.nextInt(250);
+        List<Keyed> out = new ArrayList<>();
+        List<Keyed> sent = new ArrayList<>();
+        long span = 4 * 60 * S;
+        for (int i = 0; i < n; i++) {
+            if (!sent.isEmpty() && random.nextInt(10) == 0) {
+                out.add(sent.get(random.nextInt(sent.size()))); // a re-sent duplicate
+                continue;
+            }
+            long ts;
+            if (!sent.isEmpty() && random.nextInt(8) == 0) {
+                ts = sent.get(random.nextInt(sent.size())).event().ts(); // a tie in time
+            } else if (random.nextInt(6) == 0) {
+                ts = T0 + random.nextLong(span / S) * S; // on a tile edge
+            } else {
+                ts = T0 + random.nextLong(span); // anywhere, in any order
+            }
+            String key = List.of("a", "a", "a", "b", "b", "c").get(random.nextInt(6));
+            Object qty = random.nextInt(5) == 0 ? null : (long) random.nextInt(-3, 20);
+            Object price = random.nextDouble() * 100 - 5;
+            Object category =
+                    random.nextInt(4) == 0
+                            ? null
+                            : List.of("shoes", "toys", "books").get(random.nextInt(3));
+            String id = "e" + random.nextInt(1_000_000) + "-" + i;
+            Keyed k = new Keyed(key, new EventEntry(ts, id, new Object[] {qty, price, category}));
+            out.add(k);
+            sent.add(k);
+        }
+        return out;
+    }
+
+    private static List<Long> queryTimes(SplittableRandom random, List<Keyed> accepted) {
+        List<Long> times = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            times.add(T0 - 10 * S + random.nextLong(5 * 60 * S)); // anywhere, incl. empty windows
+        }
+        for (int i = 0; i < 8 && !accepted.isEmpty(); i++) {
+            long ts = accepted.get(random.nextInt(accepted.size())).event().ts();
+            times.add(ts); // x.ts == t: excluded
+            times.add(ts + 1);
+            FeatureDef f = FEATURES.get(random.nextInt(FEATURES.size()));
+            // t such that floor_s(t) − W == x.ts for a tile-aligned x.ts: included at the tail.
+            long aligned = ts - Math.floorMod(ts, S);
+            times.add(aligned + f.windowMillis() + random.nextLong(S));
+        }
+        return times;
+    }
+
+    /** The definition, computed straight from the events, sharing no code with the library. */
+    private static FeatureValue bruteForce(FeatureDef f, String key, long t, List<Keyed> events) {
+        long start = Math.floorDiv(t, S) * S - f.windowMillis();
+        List<EventEntry> in = new ArrayList<>();
+        for (Keyed k : events) {
+            EventEntry e = k.event();
+            if (k.key().equals(key) && e.ts() >= start && e.ts() < t) {
+                in.add(e);
+            }
+        }
+        if (f.agg() == Aggregation.COUNT) {
+            long latest = in.stream().mapToLong(EventEntry::ts).max().orElse(-1);
+            return new FeatureValue(
+                    cast((long) in.size(), f), Status.OK, in.isEmpty() ? -1 : latest);
+        }
+        List<EventEntry> withValue =
+                in.stream().filter(e -> e.values()[f.valueIndex()] != null).toList();
+        long latest = withValue.stream().mapToLong(EventEntry::ts).max().orElse(-1);
+        if (f.agg() == Aggregation.SUM) {
+            Object sum;
+            if (f.fractional()) {
+                double s = 0;
+                for (EventEntry e : withValue) {
+                    s += (Double) e.values()[f.valueIndex()];
+                }
+                sum = s;
+            } else {
+                long s = 0;
+                for (EventEntry e : withValue) {
+                    s += (Long) e.values()[f.valueIndex()];
+                }
+                sum = s;
+            }
+            return new FeatureValue(cast(sum, f), Status.OK, withValue.isEmpty() ? -1 : latest);
+        }
+        if (withValue.isEmpty()) {
+            return new FeatureValue(null, Status.EMPTY_WINDOW, -1);
+        }
+        Object result;
+        switch (f.agg()) {
+            case MIN, MAX -> {
+                double best = f.agg() == Aggregation.MIN ? Double.MAX_VALUE : -Double.MAX_VALUE;
+                Object bestValue = null;
+                for (EventEntry e : withValue) {
+                    double v = ((Number) e.values()[f.valueIndex()]).doubleValue();
+                    if (f.agg() == Aggregation.MIN ? v < best : v > best) {
+                        best = v;
+                        bestValue = e.values()[f.valueIndex()];
+                    }
+                }
+                result = bestValue;
+            }
+            case AVG -> {
+                double s = 0;
+                for (EventEntry e : withValue) {
+                    s += ((Number) e.values()[f.valueIndex()]).doubleValue();
+                }
+                result = s / withValue.size();
+            }
+            case LAST -> {
+                EventEntry best = null;
+                for (EventEntry e : withValue) {
+                    if (best == null
+                            || e.ts() > best.ts()
+                            || e.ts() == best.ts()
+                                    && Arrays.compareUnsigned(
+                                                    e.id().getBytes(StandardCharsets.UTF_8),
+                                                    best.id().getBytes(StandardCharsets.UTF_8))
+                                            > 0) {
+                        best = e;
+                    }
+                }
+                result = best.values()[f.valueIndex()];
+            }
+            default -> throw new IllegalStateException();
+        }
+        return new FeatureValue(cast(result, f), Status.OK, latest);
+    }
+
+    private static Object cast(Object v, FeatureDef f) {
+        return switch (f.type()) {
+            case INT -> (int) ((Number) v).longValue();
+            case LONG -> ((Number) v).longValue();
+            case FLOAT -> ((Number) v).floatValue();
+            case DOUBLE -> ((Number) v).doubleValue();
+            case STRING -> v.toString();
+        };
+    }
+}
