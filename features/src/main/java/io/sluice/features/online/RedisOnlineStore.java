@@ -1,0 +1,175 @@
+package io.sluice.features.online;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The production online store: one Redis hash per tile ({@code v} version, {@code p} payload) with
+ * the tile's expiry, written by a Lua compare-and-set and read with pipelined {@code HGET}s, both
+ * through Lettuce. An entity's keys share a hash tag, so they live on one Redis Cluster slot.
+ *
+ * <p>Commands fail fast while Redis is unreachable (no unbounded buffering); the features job
+ * retries a failed batch with back-off.
+ */
+public final class RedisOnlineStore implements OnlineStore {
+
+    /** Writes only if no stored version is newer; then sets the expiry. */
+    static final String COMPARE_AND_SET =
+            "local v = redis.call('HGET', KEYS[1], 'v')\n"
+                    + "if v and tonumber(v) > tonumber(ARGV[1]) then return 0 end\n"
+                    + "redis.call('HSET', KEYS[1], 'v', ARGV[1], 'p', ARGV[2])\n"
+                    + "redis.call('PEXPIREAT', KEYS[1], ARGV[3])\n"
+                    + "return 1";
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final byte[] PAYLOAD = "p".getBytes(StandardCharsets.US_ASCII);
+
+    private final RedisClient client;
+    private final StatefulRedisConnection<byte[], byte[]> connection;
+    private volatile String scriptSha;
+
+    /** Connects to {@code redis://host:port[/db]}. */
+    public RedisOnlineStore(URI uri) {
+        client = RedisClient.create(RedisURI.create(uri));
+        client.setOptions(
+                ClientOptions.builder()
+                        .autoReconnect(true)
+                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                        .timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
+                        .build());
+        connection = client.connect(ByteArrayCodec.INSTANCE);
+        connection.setTimeout(TIMEOUT);
+    }
+
+    static byte[] redisKey(TileKey key) {
+        String k =
+                "sluice:{"
+                        + key.view()
+                        + ":"
+                        + key.entity()
+                        + "}:"
+                        + (key.level() == Level.FINE ? "f:" : "c:")
+                        + key.start();
+        return k.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public synchronized int write(List<TileWrite> writes) throws IOException {
+        if (writes.isEmpty()) {
+            return 0;
+        }
+        try {
+            return compareAndSetAll(writes);
+        } catch (IOException e) {
+            if (e.getMessage() == null || !e.getMessage().contains("NOSCRIPT")) {
+                throw e;
+            }
+            // A restarted Redis has forgotten the script: load it again, once.
+            scriptSha = null;
+            return compareAndSetAll(writes);
+        }
+    }
+
+    private int compareAndSetAll(List<TileWrite> writes) throws IOException {
+        RedisAsyncCommands<byte[], byte[]> async = connection.async();
+        String sha = scriptSha();
+        List<RedisFuture<Long>> futures = new ArrayList<>(writes.size());
+        connection.setAutoFlushCommands(false);
+        try {
+            for (TileWrite w : writes) {
+                futures.add(
+                        async.evalsha(
+                                sha,
+                                ScriptOutputType.INTEGER,
+                                new byte[][] {redisKey(w.key())},
+                                ascii(w.version()),
+                                w.payload(),
+                                ascii(w.expireAt())));
+            }
+            connection.flushCommands();
+        } finally {
+            connection.setAutoFlushCommands(true);
+        }
+        int applied = 0;
+        for (RedisFuture<Long> f : futures) {
+            applied += (int) (long) await(f);
+        }
+        return applied;
+    }
+
+    @Override
+    public synchronized Map<TileKey, byte[]> read(List<TileKey> keys, long now) throws IOException {
+        RedisAsyncCommands<byte[], byte[]> async = connection.async();
+        List<RedisFuture<byte[]>> futures = new ArrayList<>(keys.size());
+        connection.setAutoFlushCommands(false);
+        try {
+            for (TileKey key : keys) {
+                futures.add(async.hget(redisKey(key), PAYLOAD));
+            }
+            connection.flushCommands();
+        } finally {
+            connection.setAutoFlushCommands(true);
+        }
+        Map<TileKey, byte[]> found = new HashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            byte[] payload = await(futures.get(i));
+            if (payload != null) {
+                found.put(keys.get(i), payload);
+            }
+        }
+        return found;
+    }
+
+    private String scriptSha() throws IOException {
+        String sha = scriptSha;
+        if (sha == null) {
+            sha = await(connection.async().scriptLoad(COMPARE_AND_SET));
+            scriptSha = sha;
+        }
+        return sha;
+    }
+
+    private static <T> T await(RedisFuture<T> future) throws IOException {
+        try {
+            if (!LettuceFutures.awaitAll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, future)) {
+                throw new IOException("Redis did not answer within " + TIMEOUT);
+            }
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted waiting for Redis", e);
+        } catch (ExecutionException e) {
+            throw new IOException("Redis command failed: " + e.getCause(), e.getCause());
+        } catch (RuntimeException e) {
+            throw new IOException("Redis command failed: " + e, e);
+        }
+    }
+
+    private static byte[] ascii(long value) {
+        return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    public void close() {
+        connection.close();
+        client.shutdown();
+    }
+}

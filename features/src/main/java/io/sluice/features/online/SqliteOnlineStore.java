@@ -1,0 +1,142 @@
+package io.sluice.features.online;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The embedded online store: one SQLite file in WAL mode (readers never wait for the writer), one
+ * row per tile, compare-and-set as an upsert that only replaces an older version, and expiry as a
+ * column that reads filter on and writes sweep.
+ */
+public final class SqliteOnlineStore implements OnlineStore {
+
+    private static final String UPSERT =
+            "INSERT INTO tiles (view, entity, level, start, version, payload, expire_at)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    + " ON CONFLICT (view, entity, level, start) DO UPDATE SET"
+                    + " version = excluded.version, payload = excluded.payload,"
+                    + " expire_at = excluded.expire_at"
+                    + " WHERE excluded.version >= tiles.version";
+
+    private static final String SELECT =
+            "SELECT payload FROM tiles WHERE view = ? AND entity = ? AND level = ? AND start = ?"
+                    + " AND expire_at > ?";
+
+    private final Connection connection;
+
+    /** Opens (creating if needed) the store in {@code file}. */
+    public SqliteOnlineStore(Path file) throws IOException {
+        try {
+            Path parent = file.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            connection = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+            try (Statement st = connection.createStatement()) {
+                st.execute("PRAGMA journal_mode = WAL");
+                st.execute("PRAGMA synchronous = NORMAL");
+                st.execute("PRAGMA busy_timeout = 10000");
+                st.execute(
+                        "CREATE TABLE IF NOT EXISTS tiles (view TEXT NOT NULL, entity TEXT NOT"
+                                + " NULL, level INTEGER NOT NULL, start INTEGER NOT NULL,"
+                                + " version INTEGER NOT NULL, payload BLOB NOT NULL,"
+                                + " expire_at INTEGER NOT NULL,"
+                                + " PRIMARY KEY (view, entity, level, start)) WITHOUT ROWID");
+                st.execute("CREATE INDEX IF NOT EXISTS tiles_expiry ON tiles (expire_at)");
+            }
+            connection.setAutoCommit(false);
+        } catch (SQLException e) {
+            throw new IOException("Cannot open the SQLite online store " + file + ": " + e, e);
+        }
+    }
+
+    @Override
+    public synchronized int write(List<TileWrite> writes) throws IOException {
+        try (PreparedStatement ps = connection.prepareStatement(UPSERT)) {
+            for (TileWrite w : writes) {
+                ps.setString(1, w.key().view());
+                ps.setString(2, w.key().entity());
+                ps.setInt(3, w.key().level().ordinal());
+                ps.setLong(4, w.key().start());
+                ps.setLong(5, w.version());
+                ps.setBytes(6, w.payload());
+                ps.setLong(7, w.expireAt());
+                ps.addBatch();
+            }
+            int applied = 0;
+            for (int n : ps.executeBatch()) {
+                applied += Math.max(0, n);
+            }
+            connection.commit();
+            return applied;
+        } catch (SQLException e) {
+            rollback();
+            throw new IOException("SQLite tile write failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public synchronized Map<TileKey, byte[]> read(List<TileKey> keys, long now) throws IOException {
+        Map<TileKey, byte[]> found = new HashMap<>();
+        try (PreparedStatement ps = connection.prepareStatement(SELECT)) {
+            for (TileKey key : keys) {
+                ps.setString(1, key.view());
+                ps.setString(2, key.entity());
+                ps.setInt(3, key.level().ordinal());
+                ps.setLong(4, key.start());
+                ps.setLong(5, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        found.put(key, rs.getBytes(1));
+                    }
+                }
+            }
+            connection.commit();
+            return found;
+        } catch (SQLException e) {
+            rollback();
+            throw new IOException("SQLite tile read failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Deletes expired tiles; returns how many. */
+    public synchronized int expire(long now) throws IOException {
+        try (PreparedStatement ps =
+                connection.prepareStatement("DELETE FROM tiles WHERE expire_at <= ?")) {
+            ps.setLong(1, now);
+            int n = ps.executeUpdate();
+            connection.commit();
+            return n;
+        } catch (SQLException e) {
+            rollback();
+            throw new IOException("SQLite expiry failed: " + e.getMessage(), e);
+        }
+    }
+
+    private void rollback() {
+        try {
+            connection.rollback();
+        } catch (SQLException ignored) {
+            // The original failure is the one worth reporting.
+        }
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            throw new IOException(e);
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package io.sluice.features.online;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.features.agg.EventEntry;
+import io.sluice.features.agg.Tile;
+import io.sluice.features.agg.TileCodec;
+import java.io.IOException;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The contract on a real Redis server; and what an outage looks like to a writer. */
+class RedisOnlineStoreTest extends OnlineStoreContract {
+
+    private static RedisProcess redis;
+
+    @BeforeAll
+    static void startRedis() throws IOException {
+        redis = new RedisProcess();
+    }
+
+    @AfterAll
+    static void stopRedis() throws IOException {
+        redis.close();
+    }
+
+    @Override
+    OnlineStore open() {
+        return new RedisOnlineStore(redis.uri());
+    }
+
+    @Test
+    void failsFastWhileRedisIsDownAndWorksAgainWhenItIsBack() throws Exception {
+        try (RedisOnlineStore store = new RedisOnlineStore(redis.uri())) {
+            Tile tile = new Tile(0);
+            tile.add(new EventEntry(1, "a", new Object[] {1.0, "c", "card"}));
+            OnlineStore.TileWrite write =
+                    new OnlineStore.TileWrite(
+                            new OnlineStore.TileKey("v", "outage", OnlineStore.Level.FINE, 0),
+                            1,
+                            TileCodec.encodeFine(tile),
+                            System.currentTimeMillis() + 60_000);
+            assertThat(store.write(List.of(write))).isEqualTo(1);
+            redis.stop();
+            try {
+                assertThatThrownBy(() -> store.write(List.of(write)))
+                        .isInstanceOf(IOException.class);
+            } finally {
+                redis.start();
+            }
+            // After a restart the server has lost the script and the data (no persistence here):
+            // the store reloads the script and writes again.
+            io.sluice.testing.Await.until(
+                    "the store reconnected",
+                    java.time.Duration.ofSeconds(30),
+                    () -> {
+                        try {
+                            return store.write(List.of(write)) == 1;
+                        } catch (IOException stillDown) {
+                            return false;
+                        }
+                    });
+            assertThat(store.read(List.of(write.key()), System.currentTimeMillis()))
+                    .containsKey(write.key());
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.sluice.features.online;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import redis.embedded.RedisServer;
+
+/**
+ * A real Redis server for tests, on a free loopback port: the binary packaged on Maven Central by
+ * embedded-redis (Redis 6.2), so no system install is needed and the tests always run. It can be
+ * stopped and started again on the same port, to test an outage.
+ */
+final class RedisProcess implements AutoCloseable {
+
+    private final int port;
+    private final RedisServer server;
+
+    RedisProcess() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        server =
+                RedisServer.newRedisServer()
+                        .port(port)
+                        .bind("127.0.0.1")
+                        .setting("save \"\"")
+                        .setting("appendonly no")
+                        .build();
+        server.start();
+    }
+
+    URI uri() {
+        return URI.create("redis://127.0.0.1:" + port);
+    }
+
+    void stop() throws IOException {
+        server.stop();
+    }
+
+    void start() throws IOException {
+        server.start();
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (server.isActive()) {
+            server.stop();
+        }
+    }
+}
