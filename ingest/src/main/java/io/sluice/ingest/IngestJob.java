@@ -63,6 +63,30 @@ public final class IngestJob {
             Sink<DeadLetter> deadLetters,
             Sink<Event> landing) {
         String t = table.name();
+        SingleOutputStreamOperator<Event> valid = validated(env, table, source, "ingest");
+        valid.getSideOutput(DeadLetterRouter.DEAD_LETTERS)
+                .sinkTo(deadLetters)
+                .uid("ingest-" + t + "-dead-letters")
+                .name("dead-letters-" + t);
+        SingleOutputStreamOperator<Event> accepted = deduplicated(valid, table, "ingest");
+        accepted.sinkTo(landing)
+                .setParallelism(LandingSink.PARALLELISM)
+                .uid("ingest-" + t + "-landing")
+                .name("landing-" + t);
+        return accepted;
+    }
+
+    /**
+     * The shared front of every job that reads a table: source (parsing inside it), watermarks, and
+     * the split into valid events and dead letters (side output {@link
+     * DeadLetterRouter#DEAD_LETTERS}). Operator uids are {@code <job>-<table>-source|validate}.
+     */
+    public static SingleOutputStreamOperator<Event> validated(
+            StreamExecutionEnvironment env,
+            TableConfig table,
+            Source<Parsed, ?, ?> source,
+            String job) {
+        String t = table.name();
         // No operator here keeps a reference to a record after emitting it, so chained operators
         // may hand records on without a defensive copy.
         env.getConfig().enableObjectReuse();
@@ -73,26 +97,20 @@ public final class IngestJob {
                         .withTimestampAssigner(
                                 (p, ts) -> p.isValid() ? p.event.eventTime : Long.MIN_VALUE)
                         .withIdleness(table.idleness());
-        SingleOutputStreamOperator<Event> valid =
-                env.fromSource(source, watermarks, "source-" + t)
-                        .uid("ingest-" + t + "-source")
-                        .process(new DeadLetterRouter())
-                        .uid("ingest-" + t + "-validate")
-                        .name("validate-" + t);
-        valid.getSideOutput(DeadLetterRouter.DEAD_LETTERS)
-                .sinkTo(deadLetters)
-                .uid("ingest-" + t + "-dead-letters")
-                .name("dead-letters-" + t);
-        SingleOutputStreamOperator<Event> accepted =
-                valid.keyBy(e -> e.id)
-                        .process(new Deduplicator(table.dedupRetention()))
-                        .uid("ingest-" + t + "-dedup")
-                        .name("dedup-" + t);
-        accepted.sinkTo(landing)
-                .setParallelism(LandingSink.PARALLELISM)
-                .uid("ingest-" + t + "-landing")
-                .name("landing-" + t);
-        return accepted;
+        return env.fromSource(source, watermarks, "source-" + t)
+                .uid(job + "-" + t + "-source")
+                .process(new DeadLetterRouter())
+                .uid(job + "-" + t + "-validate")
+                .name("validate-" + t);
+    }
+
+    /** The shared de-duplication by id; uid {@code <job>-<table>-dedup}. */
+    public static SingleOutputStreamOperator<Event> deduplicated(
+            SingleOutputStreamOperator<Event> valid, TableConfig table, String job) {
+        return valid.keyBy(e -> e.id)
+                .process(new Deduplicator(table.dedupRetention()))
+                .uid(job + "-" + table.name() + "-dedup")
+                .name("dedup-" + table.name());
     }
 
     /** The parse path's view of a table. */
@@ -116,11 +134,17 @@ public final class IngestJob {
     /** The table's Kafka source; parsing happens inside it, see {@link ParsingDeserializer}. */
     public static KafkaSource<Parsed> source(
             KafkaConfig kafka, TableConfig table, boolean bounded) {
+        return source(kafka, table, bounded, "ingest");
+    }
+
+    /** The table's Kafka source for {@code job}, which consumes as group {@code <group>-<job>}. */
+    public static KafkaSource<Parsed> source(
+            KafkaConfig kafka, TableConfig table, boolean bounded, String job) {
         var builder =
                 KafkaSource.<Parsed>builder()
                         .setBootstrapServers(kafka.bootstrap())
                         .setTopics(table.topic())
-                        .setGroupId(kafka.group() + "-ingest")
+                        .setGroupId(kafka.group() + "-" + job)
                         .setStartingOffsets(
                                 OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
                         .setDeserializer(new ParsingDeserializer(parseSpec(table)))

@@ -69,16 +69,26 @@ public final class TileCodec {
 
     /** A coarse tile: each feature's partial over the given fine tiles. */
     public static byte[] encodeCoarse(ViewDef view, Iterable<Tile> fineTiles) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * view.features().size());
+        Map<String, Partial> partials = new LinkedHashMap<>();
+        for (FeatureDef f : view.features()) {
+            Partial p = new Partial();
+            for (Tile t : fineTiles) {
+                p.merge(t.partial(f));
+            }
+            partials.put(f.name(), p);
+        }
+        return encodeCoarse(partials);
+    }
+
+    /** A coarse tile from its partials by feature name. */
+    public static byte[] encodeCoarse(Map<String, Partial> partials) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * partials.size());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(FORMAT);
-            out.writeShort(view.features().size());
-            for (FeatureDef f : view.features()) {
-                Partial p = new Partial();
-                for (Tile t : fineTiles) {
-                    p.merge(t.partial(f));
-                }
-                out.writeUTF(f.name());
+            out.writeShort(partials.size());
+            for (Map.Entry<String, Partial> e : partials.entrySet()) {
+                Partial p = e.getValue();
+                out.writeUTF(e.getKey());
                 out.writeLong(p.count);
                 out.writeLong(p.longSum);
                 out.writeDouble(p.doubleSum);

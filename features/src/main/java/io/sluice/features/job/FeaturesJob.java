@@ -1,0 +1,75 @@
+package io.sluice.features.job;
+
+import io.sluice.config.FeatureViewConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.event.Event;
+import io.sluice.event.Parsed;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.ingest.IngestJob;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The features job: per feature view, the source table's topic through the same parse, validate and
+ * de-duplicate path as ingest ({@link IngestJob#validated}, {@link IngestJob#deduplicated}), then
+ * keyed tile aggregation in Flink state ({@link TileAggregator}) and the online store ({@link
+ * OnlineSink}). Dead letters are the ingest job's to publish; here they are only counted.
+ */
+public final class FeaturesJob {
+
+    /** Tiles per online write batch. */
+    static final int MAX_BATCH = 1_000;
+
+    /** How long a tile update may wait in a batch. */
+    static final long FLUSH_INTERVAL_MILLIS = 100;
+
+    private FeaturesJob() {}
+
+    /** Adds every view's pipeline, reading Kafka; bounded runs stop at the current end offsets. */
+    public static void define(
+            StreamExecutionEnvironment env, SluiceConfig config, boolean bounded) {
+        Sink<TileUpdate> online = new OnlineSink(config.online(), MAX_BATCH, FLUSH_INTERVAL_MILLIS);
+        for (FeatureViewConfig view : config.featureViews()) {
+            TableConfig table = config.table(view.source()).orElseThrow();
+            defineView(
+                    env,
+                    view,
+                    table,
+                    IngestJob.source(config.kafka(), table, bounded, job(view)),
+                    online,
+                    config.online().store() == io.sluice.config.OnlineStore.SQLITE);
+        }
+    }
+
+    /** One view's topology; uids are {@code features-<view>-…}. */
+    public static DataStream<TileUpdate> defineView(
+            StreamExecutionEnvironment env,
+            FeatureViewConfig view,
+            TableConfig table,
+            Source<Parsed, ?, ?> source,
+            Sink<TileUpdate> online,
+            boolean singleWriter) {
+        String job = job(view);
+        SingleOutputStreamOperator<Event> accepted =
+                IngestJob.deduplicated(IngestJob.validated(env, table, source, job), table, job);
+        SingleOutputStreamOperator<TileUpdate> tiles =
+                accepted.keyBy(e -> e.key)
+                        .process(new TileAggregator(ViewDef.of(view, table), table.schema()))
+                        .uid(job + "-tiles")
+                        .name("tiles-" + view.name());
+        var sink = tiles.sinkTo(online).uid(job + "-online").name("online-" + view.name());
+        if (singleWriter) {
+            // One SQLite file takes one writer at a time; more would only queue on its lock.
+            sink.setParallelism(1);
+        }
+        return tiles;
+    }
+
+    private static String job(FeatureViewConfig view) {
+        return "features-" + view.name();
+    }
+}
