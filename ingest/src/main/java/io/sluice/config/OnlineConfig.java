@@ -1,5 +1,6 @@
 package io.sluice.config;
 
+import java.io.Serializable;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -12,7 +13,7 @@ import java.util.Objects;
  * @param uri {@code redis://} or {@code rediss://} for Redis; an absolute {@code file:} URI of the
  *     database file for SQLite
  */
-public record OnlineConfig(OnlineStore store, URI uri) {
+public record OnlineConfig(OnlineStore store, URI uri) implements Serializable {
     public OnlineConfig {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(uri, "uri");

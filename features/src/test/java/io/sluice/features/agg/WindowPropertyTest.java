@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.sluice.config.Aggregation;
 import io.sluice.config.FeatureType;
-import java.nio.charset.StandardCharsets;
+import io.sluice.features.testing.Definition;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -190,92 +189,13 @@ class WindowPropertyTest {
         return times;
     }
 
-    /** The definition, computed straight from the events, sharing no code with the library. */
     private static FeatureValue bruteForce(FeatureDef f, String key, long t, List<Keyed> events) {
-        long start = Math.floorDiv(t, S) * S - f.windowMillis();
-        List<EventEntry> in = new ArrayList<>();
+        List<EventEntry> entity = new ArrayList<>();
         for (Keyed k : events) {
-            EventEntry e = k.event();
-            if (k.key().equals(key) && e.ts() >= start && e.ts() < t) {
-                in.add(e);
+            if (k.key().equals(key)) {
+                entity.add(k.event());
             }
         }
-        if (f.agg() == Aggregation.COUNT) {
-            long latest = in.stream().mapToLong(EventEntry::ts).max().orElse(-1);
-            return new FeatureValue(
-                    cast((long) in.size(), f), Status.OK, in.isEmpty() ? -1 : latest);
-        }
-        List<EventEntry> withValue =
-                in.stream().filter(e -> e.values()[f.valueIndex()] != null).toList();
-        long latest = withValue.stream().mapToLong(EventEntry::ts).max().orElse(-1);
-        if (f.agg() == Aggregation.SUM) {
-            Object sum;
-            if (f.fractional()) {
-                double s = 0;
-                for (EventEntry e : withValue) {
-                    s += (Double) e.values()[f.valueIndex()];
-                }
-                sum = s;
-            } else {
-                long s = 0;
-                for (EventEntry e : withValue) {
-                    s += (Long) e.values()[f.valueIndex()];
-                }
-                sum = s;
-            }
-            return new FeatureValue(cast(sum, f), Status.OK, withValue.isEmpty() ? -1 : latest);
-        }
-        if (withValue.isEmpty()) {
-            return new FeatureValue(null, Status.EMPTY_WINDOW, -1);
-        }
-        Object result;
-        switch (f.agg()) {
-            case MIN, MAX -> {
-                double best = f.agg() == Aggregation.MIN ? Double.MAX_VALUE : -Double.MAX_VALUE;
-                Object bestValue = null;
-                for (EventEntry e : withValue) {
-                    double v = ((Number) e.values()[f.valueIndex()]).doubleValue();
-                    if (f.agg() == Aggregation.MIN ? v < best : v > best) {
-                        best = v;
-                        bestValue = e.values()[f.valueIndex()];
-                    }
-                }
-                result = bestValue;
-            }
-            case AVG -> {
-                double s = 0;
-                for (EventEntry e : withValue) {
-                    s += ((Number) e.values()[f.valueIndex()]).doubleValue();
-                }
-                result = s / withValue.size();
-            }
-            case LAST -> {
-                EventEntry best = null;
-                for (EventEntry e : withValue) {
-                    if (best == null
-                            || e.ts() > best.ts()
-                            || e.ts() == best.ts()
-                                    && Arrays.compareUnsigned(
-                                                    e.id().getBytes(StandardCharsets.UTF_8),
-                                                    best.id().getBytes(StandardCharsets.UTF_8))
-                                            > 0) {
-                        best = e;
-                    }
-                }
-                result = best.values()[f.valueIndex()];
-            }
-            default -> throw new IllegalStateException();
-        }
-        return new FeatureValue(cast(result, f), Status.OK, latest);
-    }
-
-    private static Object cast(Object v, FeatureDef f) {
-        return switch (f.type()) {
-            case INT -> (int) ((Number) v).longValue();
-            case LONG -> ((Number) v).longValue();
-            case FLOAT -> ((Number) v).floatValue();
-            case DOUBLE -> ((Number) v).doubleValue();
-            case STRING -> v.toString();
-        };
+        return Definition.value(f, S, t, entity);
     }
 }

@@ -1,0 +1,112 @@
+package io.sluice.features.testing;
+
+import io.sluice.config.Aggregation;
+import io.sluice.features.agg.EventEntry;
+import io.sluice.features.agg.FeatureDef;
+import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.Status;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * DESIGN.md's definition, computed straight from an entity's accepted events and sharing no code
+ * with the tile library:
+ *
+ * <pre>
+ * value(f, e, t) = AGG { x.field : x.key = e, floor_s(t) − W ≤ x.ts &lt; t }
+ * </pre>
+ */
+public final class Definition {
+
+    private Definition() {}
+
+    /** {@code value(f, e, t)} over {@code events}, the accepted events of entity e. */
+    public static FeatureValue value(FeatureDef f, long tile, long t, List<EventEntry> events) {
+        long start = Math.floorDiv(t, tile) * tile - f.windowMillis();
+        List<EventEntry> in = new ArrayList<>();
+        for (EventEntry e : events) {
+            if (e.ts() >= start && e.ts() < t) {
+                in.add(e);
+            }
+        }
+        if (f.agg() == Aggregation.COUNT) {
+            long latest = in.stream().mapToLong(EventEntry::ts).max().orElse(-1);
+            return new FeatureValue(
+                    cast((long) in.size(), f), Status.OK, in.isEmpty() ? -1 : latest);
+        }
+        List<EventEntry> withValue =
+                in.stream().filter(e -> e.values()[f.valueIndex()] != null).toList();
+        long latest = withValue.stream().mapToLong(EventEntry::ts).max().orElse(-1);
+        if (f.agg() == Aggregation.SUM) {
+            Object sum;
+            if (f.fractional()) {
+                double s = 0;
+                for (EventEntry e : withValue) {
+                    s += (Double) e.values()[f.valueIndex()];
+                }
+                sum = s;
+            } else {
+                long s = 0;
+                for (EventEntry e : withValue) {
+                    s += (Long) e.values()[f.valueIndex()];
+                }
+                sum = s;
+            }
+            return new FeatureValue(cast(sum, f), Status.OK, withValue.isEmpty() ? -1 : latest);
+        }
+        if (withValue.isEmpty()) {
+            return new FeatureValue(null, Status.EMPTY_WINDOW, -1);
+        }
+        Object result;
+        switch (f.agg()) {
+            case MIN, MAX -> {
+                double best = f.agg() == Aggregation.MIN ? Double.MAX_VALUE : -Double.MAX_VALUE;
+                Object bestValue = null;
+                for (EventEntry e : withValue) {
+                    double v = ((Number) e.values()[f.valueIndex()]).doubleValue();
+                    if (f.agg() == Aggregation.MIN ? v < best : v > best) {
+                        best = v;
+                        bestValue = e.values()[f.valueIndex()];
+                    }
+                }
+                result = bestValue;
+            }
+            case AVG -> {
+                double s = 0;
+                for (EventEntry e : withValue) {
+                    s += ((Number) e.values()[f.valueIndex()]).doubleValue();
+                }
+                result = s / withValue.size();
+            }
+            case LAST -> {
+                EventEntry best = null;
+                for (EventEntry e : withValue) {
+                    if (best == null
+                            || e.ts() > best.ts()
+                            || e.ts() == best.ts()
+                                    && Arrays.compareUnsigned(
+                                                    e.id().getBytes(StandardCharsets.UTF_8),
+                                                    best.id().getBytes(StandardCharsets.UTF_8))
+                                            > 0) {
+                        best = e;
+                    }
+                }
+                result = best.values()[f.valueIndex()];
+            }
+            default -> throw new IllegalStateException();
+        }
+        return new FeatureValue(cast(result, f), Status.OK, latest);
+    }
+
+    private static Object cast(Object v, FeatureDef f) {
+        return switch (f.type()) {
+            case INT -> (int) ((Number) v).longValue();
+            case LONG -> ((Number) v).longValue();
+            case FLOAT -> ((Number) v).floatValue();
+            case DOUBLE -> ((Number) v).doubleValue();
+            case STRING -> v.toString();
+        };
+    }
+}
