@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.features.job.FeaturesJob;
+import io.sluice.features.online.SqliteOnlineStore;
+import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.GeneratorStats;
@@ -15,12 +18,15 @@ import io.sluice.warehouse.WarehouseManifest;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
@@ -47,6 +53,7 @@ final class Demo {
     private final PrintStream out;
     private final Map<String, Object> summary = new LinkedHashMap<>();
     private final Map<String, Double> elapsed = new LinkedHashMap<>();
+    private final Set<String> validEntities = new HashSet<>();
 
     Demo(Path dir, long events, long seed, int parallelism, PrintStream out) {
         this.dir = dir.toAbsolutePath().normalize();
@@ -67,6 +74,7 @@ final class Demo {
             GeneratorStats generated = stage("generate", () -> generate(config));
             stage("ingest", () -> ingest(config, checkpoints));
             stage("compact", () -> compact(config, checkpoints));
+            stage("features", () -> features(config, checkpoints));
             stage("verify", () -> verify(config, generated));
         }
         FileUtils.deleteFileOrDirectory(checkpoints.toFile());
@@ -106,6 +114,10 @@ final class Demo {
                             .run(
                                     r -> {
                                         loader.accept(r);
+                                        if (r.kind() == GeneratedRecord.Kind.VALID) {
+                                            validEntities.add(
+                                                    new String(r.key(), StandardCharsets.UTF_8));
+                                        }
                                         if (loader.sent() % step == 0) {
                                             out.printf(
                                                     "generate: %,d / %,d records%n",
@@ -119,6 +131,7 @@ final class Demo {
         summary.put("events_duplicate", stats.duplicates());
         summary.put("events_late", stats.late());
         summary.put("event_time_start", options.start().toString());
+        summary.put("entities_generated", validEntities.size());
         return stats;
     }
 
@@ -153,6 +166,21 @@ final class Demo {
                         CompactJob.define(env, config, CompactJob.Options.all()), writer);
         if (status != 0) {
             throw new IllegalStateException("compaction failed for some hours; see above");
+        }
+        return null;
+    }
+
+    private Void features(SluiceConfig config, Path checkpoints) throws Exception {
+        StreamExecutionEnvironment env =
+                Jobs.local(parallelism, CHECKPOINT_INTERVAL, checkpoints.resolve("features"));
+        FeaturesJob.define(env, config, true);
+        env.execute("sluice-features");
+        try (SqliteOnlineStore store = new SqliteOnlineStore(config.online().sqlitePath())) {
+            long entities = store.entities(System.currentTimeMillis());
+            summary.put("online_entities", entities);
+            out.printf(
+                    "features: %,d entities in the online store %s%n",
+                    entities, config.online().sqlitePath());
         }
         return null;
     }
@@ -202,7 +230,8 @@ final class Demo {
                         && misplaced == 0
                         && complete == hours
                         && warehouseHours == complete
-                        && warehouseRows + duplicatesRemoved == rows;
+                        && warehouseRows + duplicatesRemoved == rows
+                        && summary.get("online_entities").equals((long) validEntities.size());
         summary.put("ok", ok);
         out.printf(
                 "verify: raw rows %,d (valid generated %,d), dead letters %,d (invalid generated"

@@ -15,6 +15,8 @@ import picocli.CommandLine.Command;
             IngestCommand.class,
             CompactCommand.class,
             DdlCommand.class,
+            FeaturesCommand.class,
+            GetCommand.class,
             GenerateCommand.class,
             BenchCommand.class
         })

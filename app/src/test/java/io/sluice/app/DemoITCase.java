@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.config.FeatureConfig;
+import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.testing.DuckDb;
 import io.sluice.testing.Landing;
 import io.sluice.testing.WarehouseCheck;
 import java.io.ByteArrayOutputStream;
@@ -13,9 +16,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,5 +83,114 @@ class DemoITCase {
         assertThat(warehouseIds).isEqualTo(ids);
         assertThat(json.get("warehouse_rows").asLong()).isEqualTo(ids.size());
         assertThat(Files.exists(dir.resolve("raw"))).isTrue();
+        assertThat(json.get("online_entities").asLong())
+                .isEqualTo(json.get("entities_generated").asLong())
+                .isPositive();
+
+        // `sluice get --json` against value(f, e, t) computed in SQL over the warehouse.
+        assertThat(onlineAgreesWithWarehouseSql(config)).isGreaterThan(500);
+    }
+
+    private long onlineAgreesWithWarehouseSql(SluiceConfig config) throws Exception {
+        long compared = 0;
+        SplittableRandom random = new SplittableRandom(3);
+        long now = System.currentTimeMillis();
+        try (DuckDb duck = new DuckDb()) {
+            SqlFeatures sql = new SqlFeatures(duck, dir.resolve("warehouse"));
+            for (FeatureViewConfig view : config.featureViews()) {
+                TableConfig table = config.table(view.source()).orElseThrow();
+                List<String> users =
+                        duck
+                                .rows(
+                                        "select distinct "
+                                                + table.key()
+                                                + " as k from read_parquet('"
+                                                + dir.resolve("warehouse").resolve(table.name())
+                                                + "/*/*/*.parquet') order by 1")
+                                .stream()
+                                .map(r -> (String) r.get("k"))
+                                .toList();
+                List<String> sample = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    sample.add(users.get(random.nextInt(users.size())));
+                }
+                for (int q = 0; q < 4; q++) {
+                    long at = now - random.nextLong(7 * 3_600_000L);
+                    String features =
+                            String.join(
+                                    ",",
+                                    view.features().stream()
+                                            .map(f -> view.name() + ":" + f.name())
+                                            .toList());
+                    JsonNode online =
+                            new ObjectMapper()
+                                    .readTree(
+                                            cli(
+                                                    "get",
+                                                    "--config",
+                                                    dir.resolve("sluice.yaml").toString(),
+                                                    "--features",
+                                                    features,
+                                                    "--entities",
+                                                    String.join(",", sample),
+                                                    "--at",
+                                                    Instant.ofEpochMilli(at).toString(),
+                                                    "--json"));
+                    for (JsonNode entity : online.get("entities")) {
+                        String user = entity.get("entity").asText();
+                        for (FeatureConfig f : view.features()) {
+                            JsonNode got = entity.get("features").get(view.name() + ":" + f.name());
+                            Map<String, Object> want = sql.value(view, table, f, user, at);
+                            String what =
+                                    view.name() + ":" + f.name() + " of " + user + " at " + at;
+                            Object v = want.get("v");
+                            if (v == null) {
+                                assertThat(got.get("value").isNull()).as(what).isTrue();
+                                assertThat(got.get("status").asText())
+                                        .as(what)
+                                        .isEqualTo("EMPTY_WINDOW");
+                            } else if (v instanceof Number n
+                                    && !(v instanceof Long)
+                                    && !(v instanceof java.math.BigInteger)
+                                    && !(v instanceof Integer)) {
+                                double d = n.doubleValue();
+                                assertThat(got.get("value").asDouble())
+                                        .as(what)
+                                        .isCloseTo(
+                                                d,
+                                                org.assertj.core.api.Assertions.within(
+                                                        Math.abs(d) * 1e-6 + 1e-9));
+                            } else {
+                                assertThat(got.get("value").asText())
+                                        .as(what)
+                                        .isEqualTo(v.toString());
+                            }
+                            Object ts = want.get("ts");
+                            if (ts != null) {
+                                assertThat(
+                                                Instant.parse(got.get("event_time").asText())
+                                                        .toEpochMilli())
+                                        .as(what)
+                                        .isEqualTo(((Number) ts).longValue());
+                            }
+                            compared++;
+                        }
+                    }
+                }
+            }
+        }
+        return compared;
+    }
+
+    private static String cli(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream old = System.out;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            assertThat(Main.run(args)).isZero();
+        } finally {
+            System.setOut(old);
+        }
+        return out.toString(StandardCharsets.UTF_8);
     }
 }

@@ -109,6 +109,24 @@ public final class SqliteOnlineStore implements OnlineStore {
         }
     }
 
+    /** How many distinct entities have a live tile in any view. */
+    public synchronized long entities(long now) throws IOException {
+        try (PreparedStatement ps =
+                connection.prepareStatement(
+                        "SELECT count(DISTINCT entity) FROM tiles WHERE expire_at > ?")) {
+            ps.setLong(1, now);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long n = rs.getLong(1);
+                connection.commit();
+                return n;
+            }
+        } catch (SQLException e) {
+            rollback();
+            throw new IOException("SQLite count failed: " + e.getMessage(), e);
+        }
+    }
+
     /** Deletes expired tiles; returns how many. */
     public synchronized int expire(long now) throws IOException {
         try (PreparedStatement ps =

@@ -1,0 +1,147 @@
+package io.sluice.app;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.OnlineStores;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code sluice get}: an online feature read, as a service sees it. */
+@Command(
+        name = "get",
+        mixinStandardHelpOptions = true,
+        description =
+                "Read feature values from the online store for some entities, now or at a past"
+                        + " time within the views' ttl.")
+final class GetCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
+    Path config;
+
+    @Option(
+            names = "--features",
+            required = true,
+            split = ",",
+            description = "Features as view:feature, comma-separated.")
+    List<String> features;
+
+    @Option(
+            names = "--entities",
+            required = true,
+            split = ",",
+            description = "Entity keys, comma-separated.")
+    List<String> entities;
+
+    @Option(names = "--at", description = "The time to read at, an ISO instant (default: now).")
+    String at;
+
+    @Option(
+            names = "--json",
+            description = "Print JSON: each value with its status and event time.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        List<FeatureReader.FeatureRef> refs = new ArrayList<>();
+        for (String f : features) {
+            try {
+                refs.add(FeatureReader.FeatureRef.parse(f.strip()));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--features: " + e.getMessage());
+            }
+        }
+        long atMillis = System.currentTimeMillis();
+        if (at != null) {
+            try {
+                atMillis = Instant.parse(at).toEpochMilli();
+            } catch (DateTimeParseException e) {
+                throw new IllegalArgumentException(
+                        "--at: '" + at + "' is not an ISO instant like 2026-11-21T05:30:00Z");
+            }
+        }
+        SluiceConfig cfg = SluiceConfig.load(config);
+        List<ViewDef> views = new ArrayList<>();
+        cfg.featureViews()
+                .forEach(
+                        v -> {
+                            TableConfig table = cfg.table(v.source()).orElseThrow();
+                            views.add(ViewDef.of(v, table));
+                        });
+        List<FeatureReader.Vector> vectors;
+        try (OnlineStore store = OnlineStores.open(cfg.online())) {
+            try {
+                vectors =
+                        new FeatureReader(store, views, System::currentTimeMillis)
+                                .read(refs, entities, atMillis);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--features: " + e.getMessage());
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(toJson(refs, vectors, atMillis));
+        } else {
+            for (FeatureReader.Vector v : vectors) {
+                out.println(v.entity());
+                for (int i = 0; i < refs.size(); i++) {
+                    FeatureValue value = v.values().get(i);
+                    out.printf(
+                            "  %-40s %s  (%s%s)%n",
+                            refs.get(i),
+                            value.value(),
+                            value.status(),
+                            value.eventTime() < 0
+                                    ? ""
+                                    : ", event time " + Instant.ofEpochMilli(value.eventTime()));
+                }
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    static String toJson(
+            List<FeatureReader.FeatureRef> refs, List<FeatureReader.Vector> vectors, long at)
+            throws Exception {
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = mapper.createObjectNode();
+        root.put("at", Instant.ofEpochMilli(at).toString());
+        ArrayNode list = root.putArray("entities");
+        for (FeatureReader.Vector v : vectors) {
+            ObjectNode entity = list.addObject();
+            entity.put("entity", v.entity());
+            ObjectNode values = entity.putObject("features");
+            for (int i = 0; i < refs.size(); i++) {
+                FeatureValue value = v.values().get(i);
+                ObjectNode node = values.putObject(refs.get(i).toString());
+                node.set("value", mapper.valueToTree(value.value()));
+                node.put("status", value.status().name());
+                if (value.eventTime() < 0) {
+                    node.putNull("event_time");
+                } else {
+                    node.put("event_time", Instant.ofEpochMilli(value.eventTime()).toString());
+                }
+            }
+        }
+        return mapper.writeValueAsString(root);
+    }
+}

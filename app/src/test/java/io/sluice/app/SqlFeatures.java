@@ -1,0 +1,88 @@
+package io.sluice.app;
+
+import io.sluice.config.FeatureConfig;
+import io.sluice.config.FeatureViewConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.testing.DuckDb;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code value(f, e, t)} computed in DuckDB SQL over the warehouse Parquet files: an independent
+ * implementation of DESIGN.md's definition, sharing no code with the tile library.
+ */
+final class SqlFeatures {
+
+    private final DuckDb duck;
+    private final Path warehouse;
+
+    SqlFeatures(DuckDb duck, Path warehouse) {
+        this.duck = duck;
+        this.warehouse = warehouse;
+    }
+
+    /** The value and the latest contributing event time (epoch ms, or null) of one feature. */
+    Map<String, Object> value(
+            FeatureViewConfig view, TableConfig table, FeatureConfig f, String entity, long t) {
+        long tile = view.tile().toMillis();
+        long start = Math.floorDiv(t, tile) * tile - f.effectiveWindow().toMillis();
+        String rows =
+                String.format(
+                        "(select * from read_parquet('%s/%s/*/*/*.parquet')"
+                                + " where %s = '%s' and epoch_ms(%s) >= %d and epoch_ms(%s) < %d)",
+                        warehouse,
+                        table.name(),
+                        table.key(),
+                        entity.replace("'", "''"),
+                        table.eventTime(),
+                        start,
+                        table.eventTime(),
+                        t);
+        String time = "epoch_ms(" + table.eventTime() + ")";
+        String field = f.field().orElse(null);
+        String sql =
+                switch (f.agg()) {
+                    case COUNT ->
+                            "select count(*) as v, max(" + time + ") as ts from " + rows + " r";
+                    case SUM ->
+                            "select coalesce(sum("
+                                    + field
+                                    + "), 0) as v, max("
+                                    + time
+                                    + ") as ts from "
+                                    + rows
+                                    + " r where "
+                                    + field
+                                    + " is not null";
+                    case MIN, MAX, AVG ->
+                            "select "
+                                    + f.agg().name().toLowerCase()
+                                    + "("
+                                    + field
+                                    + ") as v, max("
+                                    + time
+                                    + ") as ts from "
+                                    + rows
+                                    + " r where "
+                                    + field
+                                    + " is not null";
+                    case LAST ->
+                            "select "
+                                    + field
+                                    + "::varchar as v, "
+                                    + time
+                                    + " as ts from "
+                                    + rows
+                                    + " r where "
+                                    + field
+                                    + " is not null order by "
+                                    + table.eventTime()
+                                    + " desc, "
+                                    + table.id()
+                                    + " desc limit 1";
+                };
+        List<Map<String, Object>> result = duck.rows(sql);
+        return result.isEmpty() ? Map.of() : result.get(0);
+    }
+}
