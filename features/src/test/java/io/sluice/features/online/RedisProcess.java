@@ -16,16 +16,29 @@ final class RedisProcess implements AutoCloseable {
     private final RedisServer server;
 
     RedisProcess() throws IOException {
+        this(null);
+    }
+
+    /**
+     * @param dataDir with a directory, the server persists every write to an append-only file there
+     *     (fsync always), so its data survives a stop and start, as a production Redis's would;
+     *     without one it keeps nothing
+     */
+    RedisProcess(java.nio.file.Path dataDir) throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        server =
-                RedisServer.newRedisServer()
-                        .port(port)
-                        .bind("127.0.0.1")
-                        .setting("save \"\"")
-                        .setting("appendonly no")
-                        .build();
+        var builder =
+                RedisServer.newRedisServer().port(port).bind("127.0.0.1").setting("save \"\"");
+        if (dataDir == null) {
+            builder.setting("appendonly no");
+        } else {
+            java.nio.file.Files.createDirectories(dataDir);
+            builder.setting("appendonly yes")
+                    .setting("appendfsync always")
+                    .setting("dir " + dataDir.toAbsolutePath());
+        }
+        server = builder.build();
         server.start();
     }
 

@@ -16,6 +16,11 @@ public final class RedisProcessHolder implements AutoCloseable {
         return new RedisProcessHolder(new RedisProcess());
     }
 
+    /** A server that persists to {@code dataDir}, so its data survives a restart. */
+    public static RedisProcessHolder persistent(java.nio.file.Path dataDir) throws IOException {
+        return new RedisProcessHolder(new RedisProcess(dataDir));
+    }
+
     public URI uri() {
         return process.uri();
     }

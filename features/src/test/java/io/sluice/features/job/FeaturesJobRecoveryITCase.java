@@ -1,0 +1,258 @@
+package io.sluice.features.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.config.FeatureViewConfig;
+import io.sluice.config.OnlineConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.event.Parsed;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.OnlineStores;
+import io.sluice.features.online.RedisProcessHolder;
+import io.sluice.features.testing.Expected;
+import io.sluice.features.testing.LogCapture;
+import io.sluice.features.testing.OnlineCheck;
+import io.sluice.generate.GeneratedRecord;
+import io.sluice.generate.Generator;
+import io.sluice.generate.GeneratorOptions;
+import io.sluice.ingest.IngestJob;
+import io.sluice.ingest.ParsingDeserializer;
+import io.sluice.testing.Await;
+import io.sluice.testing.TestClusters;
+import io.sluice.testing.TestConfigs;
+import io.sluice.testing.Topics;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The features job survives trouble in the middle of a stream and still ends with exact values: a
+ * task failure (restored from the last checkpoint, so some tiles are rewritten with versions the
+ * store already has), and a Redis outage (the server stopped, then started again).
+ */
+class FeaturesJobRecoveryITCase {
+
+    @RegisterExtension static final MiniClusterExtension FLINK = TestClusters.flink();
+
+    @RegisterExtension static final TestClusters.Kafka KAFKA = new TestClusters.Kafka();
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+    private static final AtomicBoolean FAIL_NEXT_RECORD = new AtomicBoolean();
+
+    @TempDir Path root;
+
+    /** Throws on the first record after the flag is set: a task failure in the middle. */
+    static final class FailOnce implements KafkaRecordDeserializationSchema<Parsed> {
+        private final ParsingDeserializer inner;
+
+        FailOnce(ParsingDeserializer inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public void open(DeserializationSchema.InitializationContext context) throws Exception {
+            inner.open(context);
+        }
+
+        @Override
+        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Parsed> out)
+                throws IOException {
+            if (FAIL_NEXT_RECORD.compareAndSet(true, false)) {
+                throw new IOException("injected task failure at offset " + record.offset());
+            }
+            inner.deserialize(record, out);
+        }
+
+        @Override
+        public TypeInformation<Parsed> getProducedType() {
+            return inner.getProducedType();
+        }
+    }
+
+    @Test
+    void aTaskFailureInTheMiddleStillEndsWithExactValues() throws Exception {
+        SluiceConfig config = purchasesOnly(null);
+        List<GeneratedRecord> generated = generate(config);
+        try (Run run = new Run(config, generated.size())) {
+            List<GeneratedRecord> firstHalf = generated.subList(0, generated.size() / 2);
+            run.send(firstHalf);
+            Await.until(
+                    "tiles of the first half are online", TIMEOUT, () -> run.hasTiles(firstHalf));
+            FAIL_NEXT_RECORD.set(true);
+            run.send(generated.subList(generated.size() / 2, generated.size()));
+            run.finish();
+        }
+        assertThat(FAIL_NEXT_RECORD).as("the injected failure happened").isFalse();
+        assertThat(OnlineCheck.exact(config, generated)).isGreaterThan(300);
+    }
+
+    @Test
+    void aRedisOutageInTheMiddleLosesNothing() throws Exception {
+        try (RedisProcessHolder redis = RedisProcessHolder.persistent(root.resolve("redis"));
+                LogCapture log = new LogCapture(OnlineSink.class)) {
+            SluiceConfig config = purchasesOnly(redis);
+            List<GeneratedRecord> generated = generate(config);
+            try (Run run = new Run(config, generated.size())) {
+                List<GeneratedRecord> firstHalf = generated.subList(0, generated.size() / 2);
+                run.send(firstHalf);
+                Await.until(
+                        "tiles of the first half are online",
+                        TIMEOUT,
+                        () -> run.hasTiles(firstHalf));
+                redis.stop();
+                try {
+                    run.send(generated.subList(generated.size() / 2, generated.size()));
+                    Await.until(
+                            "the job retrying against the stopped Redis",
+                            TIMEOUT,
+                            () -> log.messages().stream().anyMatch(m -> m.contains("retrying in")));
+                    assertThat(run.job.getJobStatus().get().isGloballyTerminalState())
+                            .as("the job waits for Redis instead of failing or finishing")
+                            .isFalse();
+                } finally {
+                    redis.restart();
+                }
+                run.finish();
+            }
+            assertThat(OnlineCheck.exact(config, generated)).isGreaterThan(300);
+        }
+    }
+
+    /** The reference config with only the purchases view, on a fresh topic, in SQLite or Redis. */
+    private SluiceConfig purchasesOnly(RedisProcessHolder redis) {
+        SluiceConfig shop =
+                TestConfigs.shop(
+                        root,
+                        KAFKA.bootstrap(),
+                        "r" + UUID.randomUUID().toString().substring(0, 8));
+        return new SluiceConfig(
+                shop.kafka(),
+                shop.storage(),
+                redis == null
+                        ? shop.online()
+                        : new OnlineConfig(io.sluice.config.OnlineStore.REDIS, redis.uri()),
+                shop.checkpoint(),
+                List.of(shop.table("purchases").orElseThrow()),
+                shop.featureViews().stream()
+                        .filter(v -> v.name().equals("user_purchases"))
+                        .toList());
+    }
+
+    private static List<GeneratedRecord> generate(SluiceConfig config) {
+        List<GeneratedRecord> generated = new ArrayList<>();
+        new Generator(
+                        config.tables(),
+                        GeneratorOptions.defaults(3_000, 31)
+                                .withStart(
+                                        Instant.now()
+                                                .truncatedTo(ChronoUnit.HOURS)
+                                                .minus(5, ChronoUnit.HOURS)))
+                .run(generated::add);
+        return generated;
+    }
+
+    /** The features job for the one view, bounded at the stream's last offset, running async. */
+    private static final class Run implements AutoCloseable {
+        final SluiceConfig config;
+        final TableConfig table;
+        final JobClient job;
+
+        Run(SluiceConfig config, int records) throws Exception {
+            this.config = config;
+            this.table = config.tables().get(0);
+            KAFKA.broker().createTopics(1, table.topic());
+            FeatureViewConfig view = config.featureViews().get(0);
+            KafkaSource<Parsed> source =
+                    KafkaSource.<Parsed>builder()
+                            .setBootstrapServers(KAFKA.bootstrap())
+                            .setTopics(table.topic())
+                            .setGroupId("recovery-it")
+                            .setStartingOffsets(OffsetsInitializer.earliest())
+                            .setBounded(
+                                    OffsetsInitializer.offsets(
+                                            Map.of(
+                                                    new TopicPartition(table.topic(), 0),
+                                                    (long) records)))
+                            .setDeserializer(
+                                    new FailOnce(
+                                            new ParsingDeserializer(IngestJob.parseSpec(table))))
+                            .build();
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(2);
+            env.enableCheckpointing(300);
+            FeaturesJob.defineView(
+                    env,
+                    view,
+                    table,
+                    source,
+                    new OnlineSink(config.online(), FeaturesJob.MAX_BATCH, 50),
+                    config.online().store() == io.sluice.config.OnlineStore.SQLITE);
+            job = env.executeAsync("features-recovery-it");
+        }
+
+        void send(List<GeneratedRecord> records) {
+            Topics.send(
+                    KAFKA.bootstrap(),
+                    records.stream()
+                            .map(r -> new ProducerRecord<>(table.topic(), r.key(), r.value()))
+                            .toList());
+        }
+
+        /** Whether the fine tile of some event among {@code records} is in the store. */
+        boolean hasTiles(List<GeneratedRecord> records) {
+            FeatureViewConfig view = config.featureViews().get(0);
+            long tile = view.tile().toMillis();
+            List<OnlineStore.TileKey> keys = new ArrayList<>();
+            Expected.events(view, table, records)
+                    .forEach(
+                            (entity, events) ->
+                                    events.forEach(
+                                            e ->
+                                                    keys.add(
+                                                            new OnlineStore.TileKey(
+                                                                    view.name(),
+                                                                    entity,
+                                                                    OnlineStore.Level.FINE,
+                                                                    Math.floorDiv(e.ts(), tile)
+                                                                            * tile))));
+            try (OnlineStore store = OnlineStores.open(config.online())) {
+                return !store.read(keys, System.currentTimeMillis()).isEmpty();
+            } catch (IOException storeNotReady) {
+                return false;
+            }
+        }
+
+        void finish() throws Exception {
+            job.getJobExecutionResult().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() {
+            job.cancel();
+        }
+    }
+}
