@@ -62,15 +62,21 @@ public final class IngestBenchmark {
             TableConfig table = config.table("page_views").orElseThrow();
             kafka.createTopics(parallelism, table.topic());
             kafka.createTopics(1, DeadLetterSerializer.topicFor(table.topic()));
-            long produced = fill(kafka.bootstrapServers(), table);
+            long produced = fill(kafka.bootstrapServers(), table, events, out);
             // One unmeasured round first, so neither job pays for the JIT compiling its path.
-            consumeOnly(kafka.bootstrapServers(), table, produced);
+            consumeOnly(kafka.bootstrapServers(), table, produced, parallelism, checkpoints);
             ingest(config, table, workDir.resolve("warm-up"), produced);
             List<Double> baseline = new ArrayList<>();
             List<Double> ingest = new ArrayList<>();
             List<Double> ratios = new ArrayList<>();
             for (int run = 1; run <= runs; run++) {
-                baseline.add(consumeOnly(kafka.bootstrapServers(), table, produced));
+                baseline.add(
+                        consumeOnly(
+                                kafka.bootstrapServers(),
+                                table,
+                                produced,
+                                parallelism,
+                                checkpoints));
                 ingest.add(ingest(config, table, workDir.resolve("run-" + run), produced));
                 ratios.add(ingest.get(run - 1) / baseline.get(run - 1));
                 out.printf(
@@ -110,7 +116,8 @@ public final class IngestBenchmark {
         }
     }
 
-    private long fill(String bootstrap, TableConfig table) {
+    /** Fills the table's topic with {@code events} generated records; returns how many. */
+    static long fill(String bootstrap, TableConfig table, long events, PrintStream out) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
@@ -133,7 +140,10 @@ public final class IngestBenchmark {
         return count[0];
     }
 
-    private double consumeOnly(String bootstrap, TableConfig table, long records) throws Exception {
+    /** Drains the topic with nothing behind the source; returns records per second. */
+    static double consumeOnly(
+            String bootstrap, TableConfig table, long records, int parallelism, Path checkpoints)
+            throws Exception {
         StreamExecutionEnvironment env = Jobs.local(parallelism, CHECKPOINTS, checkpoints);
         KafkaSource<byte[]> source =
                 KafkaSource.<byte[]>builder()
@@ -178,7 +188,7 @@ public final class IngestBenchmark {
         return rate;
     }
 
-    private static double seconds(long millis) {
+    static double seconds(long millis) {
         return millis / 1000.0;
     }
 

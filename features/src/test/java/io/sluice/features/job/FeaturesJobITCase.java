@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.config.OnlineConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
-import io.sluice.features.online.RedisProcessHolder;
+import io.sluice.features.online.LocalRedis;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
@@ -40,13 +40,13 @@ class FeaturesJobITCase {
 
     @RegisterExtension static final TestClusters.Kafka KAFKA = new TestClusters.Kafka();
 
-    private static RedisProcessHolder redis;
+    private static LocalRedis redis;
 
     @TempDir Path root;
 
     @BeforeAll
     static void startRedis() throws Exception {
-        redis = RedisProcessHolder.start();
+        redis = new LocalRedis();
     }
 
     @AfterAll

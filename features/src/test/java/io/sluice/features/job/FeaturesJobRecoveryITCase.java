@@ -7,9 +7,9 @@ import io.sluice.config.OnlineConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.Parsed;
+import io.sluice.features.online.LocalRedis;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
-import io.sluice.features.online.RedisProcessHolder;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.LogCapture;
 import io.sluice.features.testing.OnlineCheck;
@@ -112,7 +112,7 @@ class FeaturesJobRecoveryITCase {
 
     @Test
     void aRedisOutageInTheMiddleLosesNothing() throws Exception {
-        try (RedisProcessHolder redis = RedisProcessHolder.persistent(root.resolve("redis"));
+        try (LocalRedis redis = new LocalRedis(root.resolve("redis"));
                 LogCapture log = new LogCapture(OnlineSink.class)) {
             SluiceConfig config = purchasesOnly(redis);
             List<GeneratedRecord> generated = generate(config);
@@ -134,7 +134,7 @@ class FeaturesJobRecoveryITCase {
                             .as("the job waits for Redis instead of failing or finishing")
                             .isFalse();
                 } finally {
-                    redis.restart();
+                    redis.start();
                 }
                 run.finish();
             }
@@ -143,7 +143,7 @@ class FeaturesJobRecoveryITCase {
     }
 
     /** The reference config with only the purchases view, on a fresh topic, in SQLite or Redis. */
-    private SluiceConfig purchasesOnly(RedisProcessHolder redis) {
+    private SluiceConfig purchasesOnly(LocalRedis redis) {
         SluiceConfig shop =
                 TestConfigs.shop(
                         root,

@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Test;
 /** The contract on a real Redis server; and what an outage looks like to a writer. */
 class RedisOnlineStoreTest extends OnlineStoreContract {
 
-    private static RedisProcess redis;
+    private static LocalRedis redis;
 
     @BeforeAll
     static void startRedis() throws IOException {
-        redis = new RedisProcess();
+        redis = new LocalRedis();
     }
 
     @AfterAll

@@ -6,16 +6,17 @@ import java.net.URI;
 import redis.embedded.RedisServer;
 
 /**
- * A real Redis server for tests, on a free loopback port: the binary packaged on Maven Central by
- * embedded-redis (Redis 6.2), so no system install is needed and the tests always run. It can be
- * stopped and started again on the same port, to test an outage.
+ * A real Redis server on a free loopback port, for tests, benchmarks and local runs: the binary
+ * packaged on Maven Central by embedded-redis (Redis 6.2), so nothing needs installing. It can be
+ * stopped and started again on the same port, to test an outage. embedded-redis is a {@code
+ * provided} dependency: it is never part of the job jar.
  */
-final class RedisProcess implements AutoCloseable {
+public final class LocalRedis implements AutoCloseable {
 
     private final int port;
     private final RedisServer server;
 
-    RedisProcess() throws IOException {
+    public LocalRedis() throws IOException {
         this(null);
     }
 
@@ -24,7 +25,7 @@ final class RedisProcess implements AutoCloseable {
      *     (fsync always), so its data survives a stop and start, as a production Redis's would;
      *     without one it keeps nothing
      */
-    RedisProcess(java.nio.file.Path dataDir) throws IOException {
+    public LocalRedis(java.nio.file.Path dataDir) throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
@@ -42,15 +43,15 @@ final class RedisProcess implements AutoCloseable {
         server.start();
     }
 
-    URI uri() {
+    public URI uri() {
         return URI.create("redis://127.0.0.1:" + port);
     }
 
-    void stop() throws IOException {
+    public void stop() throws IOException {
         server.stop();
     }
 
-    void start() throws IOException {
+    public void start() throws IOException {
         server.start();
     }
 
