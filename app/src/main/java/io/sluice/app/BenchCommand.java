@@ -2,6 +2,7 @@ package io.sluice.app;
 
 import io.sluice.app.bench.BenchmarkReport;
 import io.sluice.app.bench.CompactionBenchmark;
+import io.sluice.app.bench.FeaturesBenchmark;
 import io.sluice.app.bench.IngestBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +15,11 @@ import picocli.CommandLine.Option;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Run a benchmark and write its figures to docs/benchmarks.md.",
-        subcommands = {BenchCommand.Ingest.class, BenchCommand.Compact.class})
+        subcommands = {
+            BenchCommand.Ingest.class,
+            BenchCommand.Compact.class,
+            BenchCommand.Features.class
+        })
 final class BenchCommand {
 
     @Command(
@@ -99,6 +104,79 @@ final class BenchCommand {
             try {
                 String section = new CompactionBenchmark(events, runs, System.out).run(work);
                 BenchmarkReport.update(report, "compact", section);
+                System.out.println(section);
+            } finally {
+                org.apache.flink.util.FileUtils.deleteDirectory(work.toFile());
+            }
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "features",
+            mixinStandardHelpOptions = true,
+            description =
+                    "The features job against a pass-through job on the same topic; freshness at a"
+                            + " sustained rate into Redis; online read latency from Redis and"
+                            + " SQLite.")
+    static final class Features implements Callable<Integer> {
+
+        @Option(
+                names = "--events",
+                defaultValue = "300000",
+                description = "Records in the throughput topic (default ${DEFAULT-VALUE}).")
+        long events;
+
+        @Option(
+                names = "--runs",
+                defaultValue = "3",
+                description = "Throughput runs; medians are reported (default ${DEFAULT-VALUE}).")
+        int runs;
+
+        @Option(
+                names = "--parallelism",
+                defaultValue = "2",
+                description = "Job parallelism and topic partitions (default ${DEFAULT-VALUE}).")
+        int parallelism;
+
+        @Option(
+                names = "--rate",
+                defaultValue = "20000",
+                description =
+                        "Events per second for the freshness test (default ${DEFAULT-VALUE}).")
+        int rate;
+
+        @Option(
+                names = "--seconds",
+                defaultValue = "20",
+                description = "How long the freshness load runs (default ${DEFAULT-VALUE}).")
+        int seconds;
+
+        @Option(
+                names = "--report",
+                defaultValue = "docs/benchmarks.md",
+                description = "Markdown file to update (default ${DEFAULT-VALUE}).")
+        Path report;
+
+        @Override
+        public Integer call() throws Exception {
+            if (events < 1 || runs < 1 || parallelism < 1 || rate < 1 || seconds < 10) {
+                throw new IllegalArgumentException(
+                        "--events, --runs, --parallelism and --rate must be at least 1, --seconds"
+                                + " at least 10");
+            }
+            Path work = Files.createTempDirectory("sluice-bench-features-");
+            try {
+                String section =
+                        new FeaturesBenchmark(
+                                        events,
+                                        runs,
+                                        parallelism,
+                                        rate,
+                                        java.time.Duration.ofSeconds(seconds),
+                                        System.out)
+                                .run(work);
+                BenchmarkReport.update(report, "features", section);
                 System.out.println(section);
             } finally {
                 org.apache.flink.util.FileUtils.deleteDirectory(work.toFile());
