@@ -162,7 +162,8 @@ public final class FeaturesBenchmark {
                 table,
                 IngestJob.source(config.kafka(), table, true, "bench-" + UUID.randomUUID()),
                 new OnlineSink(online, 1_000, 100),
-                true);
+                true,
+                null);
         return records / IngestBenchmark.seconds(env.execute("bench-features").getNetRuntime());
     }
 
@@ -210,7 +211,8 @@ public final class FeaturesBenchmark {
                 live,
                 IngestJob.source(config.kafka(), live, false, "bench-fresh-" + UUID.randomUUID()),
                 new OnlineSink(online, 1_000, 100),
-                false);
+                false,
+                null);
         JobClient job = env.executeAsync("bench-freshness");
         ViewDef view = ViewDef.of(viewConfig, table);
         List<Double> latencies = new CopyOnWriteArrayList<>();

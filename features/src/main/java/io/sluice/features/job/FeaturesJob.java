@@ -6,12 +6,15 @@ import io.sluice.config.TableConfig;
 import io.sluice.event.Event;
 import io.sluice.event.Parsed;
 import io.sluice.features.agg.ViewDef;
+import io.sluice.features.log.FeatureLog;
 import io.sluice.ingest.IngestJob;
+import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.OutputTag;
 
 /**
  * The features job: per feature view, the source table's topic through the same parse, validate and
@@ -41,26 +44,41 @@ public final class FeaturesJob {
                     table,
                     IngestJob.source(config.kafka(), table, bounded, job(view)),
                     online,
-                    config.online().store() == io.sluice.config.OnlineStore.SQLITE);
+                    config.online().store() == io.sluice.config.OnlineStore.SQLITE,
+                    config.tablePath("features", view.name()).toString());
         }
     }
 
-    /** One view's topology; uids are {@code features-<view>-…}. */
+    /**
+     * One view's topology; uids are {@code features-<view>-…}.
+     *
+     * @param featureLog where the offline feature log goes ({@code <root>/features/<view>}), or
+     *     null for none
+     */
     public static DataStream<TileUpdate> defineView(
             StreamExecutionEnvironment env,
             FeatureViewConfig view,
             TableConfig table,
             Source<Parsed, ?, ?> source,
             Sink<TileUpdate> online,
-            boolean singleWriter) {
+            boolean singleWriter,
+            String featureLog) {
         String job = job(view);
+        ViewDef def = ViewDef.of(view, table);
+        OutputTag<GenericRecord> logTag = featureLog == null ? null : FeatureLog.tag(def);
         SingleOutputStreamOperator<Event> accepted =
                 IngestJob.deduplicated(IngestJob.validated(env, table, source, job), table, job);
         SingleOutputStreamOperator<TileUpdate> tiles =
                 accepted.keyBy(e -> e.key)
-                        .process(new TileAggregator(ViewDef.of(view, table), table.schema()))
+                        .process(new TileAggregator(def, table.schema(), logTag))
                         .uid(job + "-tiles")
                         .name("tiles-" + view.name());
+        if (featureLog != null) {
+            tiles.getSideOutput(logTag)
+                    .sinkTo(FeatureLog.sink(featureLog, def))
+                    .uid(job + "-log")
+                    .name("feature-log-" + view.name());
+        }
         var sink = tiles.sinkTo(online).uid(job + "-online").name("online-" + view.name());
         if (singleWriter) {
             // One SQLite file takes one writer at a time; more would only queue on its lock.

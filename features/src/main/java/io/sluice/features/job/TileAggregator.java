@@ -8,6 +8,7 @@ import io.sluice.features.agg.Tile;
 import io.sluice.features.agg.TileCodec;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
+import io.sluice.features.log.FeatureLog;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.TileWrites;
 import java.util.LinkedHashMap;
@@ -25,6 +26,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Keeps one entity's tiles of one view in Flink state and emits every tile an event changes: the
@@ -39,6 +41,8 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
 
     private final ViewDef view;
     private final String schemaJson;
+    private final OutputTag<GenericRecord> log;
+    private transient Schema logSchema;
 
     private transient MapState<Long, byte[]> fine;
     private transient MapState<Long, byte[]> coarse;
@@ -49,9 +53,13 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     private transient Counter aggregated;
     private transient Counter tooLate;
 
-    public TileAggregator(ViewDef view, Schema schema) {
+    /**
+     * @param log the side output for feature log rows, or null for none
+     */
+    public TileAggregator(ViewDef view, Schema schema, OutputTag<GenericRecord> log) {
         this.view = view;
         this.schemaJson = schema.toString();
+        this.log = log;
     }
 
     @Override
@@ -75,6 +83,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
                         .getMapState(
                                 new MapStateDescriptor<>("coarse-version", Types.LONG, Types.LONG));
         reader = new GenericDatumReader<>(new Schema.Parser().parse(schemaJson));
+        logSchema = FeatureLog.schema(view);
         aggregated = getRuntimeContext().getMetricGroup().counter("eventsAggregated");
         tooLate = getRuntimeContext().getMetricGroup().counter("eventsBeyondRetention");
     }
@@ -102,7 +111,12 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         byte[] finePayload = TileCodec.encodeFine(tile);
         fine.put(start, finePayload);
         if (stored == null) {
+            // At the tile's end it is logged; at its expiry it is evicted.
+            ctx.timerService().registerEventTimeTimer(start + s);
             ctx.timerService().registerEventTimeTimer(TileWrites.expiry(view, start, s));
+        } else if (log != null && start + s <= ctx.timerService().currentWatermark()) {
+            // A late event changed a tile that was already logged: log its new state.
+            ctx.output(log, FeatureLog.row(logSchema, view, entity, tile));
         }
         out.collect(
                 new TileUpdate(
@@ -144,8 +158,19 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<TileUpdate> out)
             throws Exception {
-        // A timer fires at a tile's expiry; the tile it was set for starts at expiry - size - 2
-        // ttl.
+        // A timer fires at a tile's end (log it) or at its expiry (evict it).
+        if (log != null) {
+            byte[] ended = fine.get(timestamp - view.tileMillis());
+            if (ended != null) {
+                ctx.output(
+                        log,
+                        FeatureLog.row(
+                                logSchema,
+                                view,
+                                ctx.getCurrentKey(),
+                                TileCodec.decodeFine(timestamp - view.tileMillis(), ended)));
+            }
+        }
         long fineStart = timestamp - view.tileMillis() - 2 * view.ttlMillis();
         fine.remove(fineStart);
         long coarseStart = timestamp - view.coarseMillis() - 2 * view.ttlMillis();

@@ -1,15 +1,20 @@
 package io.sluice.features.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
+import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.OnlineConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.features.agg.EventEntry;
 import io.sluice.features.online.LocalRedis;
+import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
+import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import io.sluice.testing.Topics;
@@ -19,6 +24,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -57,7 +63,62 @@ class FeaturesJobITCase {
     @Test
     void sqliteHoldsExactlyTheDefinedValues() throws Exception {
         SluiceConfig config = config(null);
-        assertThat(OnlineCheck.exact(config, run(config))).isGreaterThan(1_000);
+        List<GeneratedRecord> generated = run(config);
+        assertThat(OnlineCheck.exact(config, generated)).isGreaterThan(1_000);
+        checkFeatureLog(config, generated);
+    }
+
+    /**
+     * The feature log, read by DuckDB: the newest row of every (entity, tile) counts exactly the
+     * tile's accepted events, and sums their values.
+     */
+    private static void checkFeatureLog(SluiceConfig config, List<GeneratedRecord> generated) {
+        FeatureViewConfig view =
+                config.featureViews().stream()
+                        .filter(v -> v.name().equals("user_purchases"))
+                        .findFirst()
+                        .orElseThrow();
+        TableConfig table = config.table(view.source()).orElseThrow();
+        long tile = view.tile().toMillis();
+        Map<String, double[]> expected =
+                new java.util.TreeMap<>(); // entity/tile -> {events, spend}
+        Expected.events(view, table, generated)
+                .forEach(
+                        (entity, events) -> {
+                            for (EventEntry e : events) {
+                                double[] acc =
+                                        expected.computeIfAbsent(
+                                                entity + "/" + Math.floorDiv(e.ts(), tile) * tile,
+                                                k -> new double[2]);
+                                acc[0]++;
+                                acc[1] += (Double) e.values()[0];
+                            }
+                        });
+        Map<String, double[]> logged = new java.util.TreeMap<>();
+        try (DuckDb duck = new DuckDb()) {
+            for (Map<String, Object> r :
+                    duck.rows(
+                            "select entity, epoch_ms(tile_start) as t, max(events) as events,"
+                                    + " arg_max(spend_24h, events) as spend from read_parquet('"
+                                    + Path.of(config.tablePath("features", view.name()))
+                                    + "/*/*/*.parquet', hive_partitioning = true)"
+                                    + " group by all")) {
+                logged.put(
+                        r.get("entity") + "/" + r.get("t"),
+                        new double[] {
+                            ((Number) r.get("events")).doubleValue(),
+                            ((Number) r.get("spend")).doubleValue()
+                        });
+            }
+        }
+        assertThat(logged.keySet()).isEqualTo(expected.keySet());
+        expected.forEach(
+                (k, want) -> {
+                    assertThat(logged.get(k)[0]).as("events of %s", k).isEqualTo(want[0]);
+                    assertThat(logged.get(k)[1])
+                            .as("spend of %s", k)
+                            .isCloseTo(want[1], within(Math.abs(want[1]) * 1e-6));
+                });
     }
 
     @Test

@@ -210,7 +210,8 @@ class FeaturesJobRecoveryITCase {
                     table,
                     source,
                     new OnlineSink(config.online(), FeaturesJob.MAX_BATCH, 50),
-                    config.online().store() == io.sluice.config.OnlineStore.SQLITE);
+                    config.online().store() == io.sluice.config.OnlineStore.SQLITE,
+                    config.tablePath("features", view.name()).toString());
             job = env.executeAsync("features-recovery-it");
         }
 

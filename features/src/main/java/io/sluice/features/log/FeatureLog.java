@@ -1,0 +1,120 @@
+package io.sluice.features.log;
+
+import io.sluice.features.agg.FeatureDef;
+import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.Tile;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.ingest.HourPartitioner;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.JsonProperties;
+import org.apache.avro.LogicalTypes;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.connector.file.sink.FileSink;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.formats.avro.typeutils.GenericRecordAvroTypeInfo;
+import org.apache.flink.formats.parquet.avro.AvroParquetWriters;
+import org.apache.flink.streaming.api.functions.sink.filesystem.BucketAssigner;
+import org.apache.flink.streaming.api.functions.sink.filesystem.OutputFileConfig;
+import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.SimpleVersionedStringSerializer;
+import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * The offline feature log: one row per (entity, fine tile) once the watermark has passed the tile's
+ * end, and a newer row (more events) whenever a late event changes a logged tile. A row holds each
+ * feature's aggregate over that tile alone. Written as Parquet under {@code
+ * features/<view>/dt=/hr=/} (by tile start) through Flink's file sink, exactly once.
+ */
+public final class FeatureLog {
+
+    private FeatureLog() {}
+
+    /** The log row schema of a view. */
+    public static Schema schema(ViewDef view) {
+        List<Schema.Field> fields = new ArrayList<>();
+        fields.add(new Schema.Field("entity", Schema.create(Schema.Type.STRING)));
+        fields.add(
+                new Schema.Field(
+                        "tile_start",
+                        LogicalTypes.timestampMicros()
+                                .addToSchema(Schema.create(Schema.Type.LONG))));
+        fields.add(
+                new Schema.Field(
+                        "events",
+                        Schema.create(Schema.Type.LONG),
+                        "Events in the tile; a later row of the same tile has more."));
+        for (FeatureDef f : view.features()) {
+            Schema type =
+                    Schema.create(
+                            switch (f.type()) {
+                                case INT -> Schema.Type.INT;
+                                case LONG -> Schema.Type.LONG;
+                                case FLOAT -> Schema.Type.FLOAT;
+                                case DOUBLE -> Schema.Type.DOUBLE;
+                                case STRING -> Schema.Type.STRING;
+                            });
+            fields.add(
+                    new Schema.Field(
+                            f.name(),
+                            Schema.createUnion(Schema.create(Schema.Type.NULL), type),
+                            f.agg().name().toLowerCase() + " over the tile",
+                            JsonProperties.NULL_VALUE));
+        }
+        return Schema.createRecord(
+                view.name() + "_tiles",
+                "Feature log of view " + view.name(),
+                "io.sluice.features.log",
+                false,
+                fields);
+    }
+
+    /** The side output that carries a view's log rows. */
+    public static OutputTag<GenericRecord> tag(ViewDef view) {
+        return new OutputTag<>(
+                "feature-log-" + view.name(), new GenericRecordAvroTypeInfo(schema(view)));
+    }
+
+    /** The row of one tile. */
+    public static GenericRecord row(Schema schema, ViewDef view, String entity, Tile tile) {
+        GenericData.Record row = new GenericData.Record(schema);
+        row.put("entity", entity);
+        row.put("tile_start", tile.start() * 1000);
+        row.put("events", (long) tile.size());
+        for (FeatureDef f : view.features()) {
+            FeatureValue v = tile.partial(f).value(f);
+            row.put(f.name(), v.value());
+        }
+        return row;
+    }
+
+    /** Flink's file sink writing the rows as Parquet under {@code root/dt=/hr=/}. */
+    public static FileSink<GenericRecord> sink(String root, ViewDef view) {
+        return FileSink.forBulkFormat(
+                        new Path(root), AvroParquetWriters.forGenericRecord(schema(view)))
+                .withBucketAssigner(new ByTileHour())
+                .withRollingPolicy(OnCheckpointRollingPolicy.build())
+                .withOutputFileConfig(
+                        OutputFileConfig.builder()
+                                .withPartPrefix("part")
+                                .withPartSuffix(".parquet")
+                                .build())
+                .build();
+    }
+
+    /** {@code dt=YYYY-MM-DD/hr=HH} of the row's tile start. */
+    static final class ByTileHour implements BucketAssigner<GenericRecord, String> {
+        @Override
+        public String getBucketId(GenericRecord row, Context context) {
+            return HourPartitioner.partition((Long) row.get("tile_start") / 1000);
+        }
+
+        @Override
+        public SimpleVersionedSerializer<String> getSerializer() {
+            return SimpleVersionedStringSerializer.INSTANCE;
+        }
+    }
+}
