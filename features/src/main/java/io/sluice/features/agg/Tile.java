@@ -23,7 +23,9 @@ public final class Tile {
 
     private final long start;
     private final List<EventEntry> events;
-    private final Set<String> ids;
+
+    /** Built on the first {@link #add}: a tile decoded only to be read never needs it. */
+    private Set<String> ids;
 
     public Tile(long start) {
         this(start, new ArrayList<>());
@@ -33,10 +35,22 @@ public final class Tile {
     public Tile(long start, List<EventEntry> events) {
         this.start = start;
         this.events = new ArrayList<>(events.size());
-        this.ids = new HashSet<>();
         for (EventEntry e : events) {
             add(e);
         }
+    }
+
+    private Tile(ArrayList<EventEntry> ordered, long start) {
+        this.start = start;
+        this.events = ordered;
+    }
+
+    /**
+     * A tile of events that are already in (time, id) order with distinct ids, as {@link TileCodec}
+     * wrote them: no sorting or id set is built until an event is added.
+     */
+    static Tile ofOrdered(long start, ArrayList<EventEntry> events) {
+        return new Tile(events, start);
     }
 
     public long start() {
@@ -45,6 +59,12 @@ public final class Tile {
 
     /** Adds an event; false if an event with its id is already here. */
     public boolean add(EventEntry event) {
+        if (ids == null) {
+            ids = new HashSet<>(Math.max(16, events.size() * 2));
+            for (EventEntry e : events) {
+                ids.add(e.id());
+            }
+        }
         if (!ids.add(event.id())) {
             return false;
         }

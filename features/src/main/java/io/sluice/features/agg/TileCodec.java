@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -51,7 +50,7 @@ public final class TileCodec {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
             checkFormat(in);
             int n = in.readInt();
-            List<EventEntry> events = new ArrayList<>(n);
+            ArrayList<EventEntry> events = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 long ts = in.readLong();
                 String id = in.readUTF();
@@ -61,7 +60,7 @@ public final class TileCodec {
                 }
                 events.add(new EventEntry(ts, id, values));
             }
-            return new Tile(start, events);
+            return Tile.ofOrdered(start, events);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,6 +1,7 @@
 package io.sluice.features.online;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -22,9 +23,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The production online store: one Redis hash per tile ({@code v} version, {@code p} payload) with
- * the tile's expiry, written by a Lua compare-and-set and read with pipelined {@code HGET}s, both
- * through Lettuce. An entity's keys share a hash tag, so they live on one Redis Cluster slot.
+ * The production online store: per tile, a payload key and a version key ({@code …:v}), both with
+ * the tile's expiry, written by a Lua compare-and-set (pipelined) and read with one {@code MGET}
+ * per request, through Lettuce. An entity's keys share a hash tag, so they live on one Redis
+ * Cluster slot.
  *
  * <p>Commands fail fast while Redis is unreachable (no unbounded buffering); the features job
  * retries a failed batch with back-off.
@@ -33,14 +35,13 @@ public final class RedisOnlineStore implements OnlineStore {
 
     /** Writes only if no stored version is newer; then sets the expiry. */
     static final String COMPARE_AND_SET =
-            "local v = redis.call('HGET', KEYS[1], 'v')\n"
+            "local v = redis.call('GET', KEYS[2])\n"
                     + "if v and tonumber(v) > tonumber(ARGV[1]) then return 0 end\n"
-                    + "redis.call('HSET', KEYS[1], 'v', ARGV[1], 'p', ARGV[2])\n"
-                    + "redis.call('PEXPIREAT', KEYS[1], ARGV[3])\n"
+                    + "redis.call('SET', KEYS[1], ARGV[2], 'PXAT', ARGV[3])\n"
+                    + "redis.call('SET', KEYS[2], ARGV[1], 'PXAT', ARGV[3])\n"
                     + "return 1";
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
-    private static final byte[] PAYLOAD = "p".getBytes(StandardCharsets.US_ASCII);
 
     private final RedisClient client;
     private final StatefulRedisConnection<byte[], byte[]> connection;
@@ -57,6 +58,14 @@ public final class RedisOnlineStore implements OnlineStore {
                         .build());
         connection = client.connect(ByteArrayCodec.INSTANCE);
         connection.setTimeout(TIMEOUT);
+    }
+
+    static byte[] versionKey(TileKey key) {
+        byte[] k = redisKey(key);
+        byte[] v = java.util.Arrays.copyOf(k, k.length + 2);
+        v[k.length] = ':';
+        v[k.length + 1] = 'v';
+        return v;
     }
 
     static byte[] redisKey(TileKey key) {
@@ -99,7 +108,7 @@ public final class RedisOnlineStore implements OnlineStore {
                         async.evalsha(
                                 sha,
                                 ScriptOutputType.INTEGER,
-                                new byte[][] {redisKey(w.key())},
+                                new byte[][] {redisKey(w.key()), versionKey(w.key())},
                                 ascii(w.version()),
                                 w.payload(),
                                 ascii(w.expireAt())));
@@ -117,22 +126,19 @@ public final class RedisOnlineStore implements OnlineStore {
 
     @Override
     public synchronized Map<TileKey, byte[]> read(List<TileKey> keys, long now) throws IOException {
-        RedisAsyncCommands<byte[], byte[]> async = connection.async();
-        List<RedisFuture<byte[]>> futures = new ArrayList<>(keys.size());
-        connection.setAutoFlushCommands(false);
-        try {
-            for (TileKey key : keys) {
-                futures.add(async.hget(redisKey(key), PAYLOAD));
-            }
-            connection.flushCommands();
-        } finally {
-            connection.setAutoFlushCommands(true);
-        }
         Map<TileKey, byte[]> found = new HashMap<>();
-        for (int i = 0; i < keys.size(); i++) {
-            byte[] payload = await(futures.get(i));
-            if (payload != null) {
-                found.put(keys.get(i), payload);
+        if (keys.isEmpty()) {
+            return found;
+        }
+        byte[][] redisKeys = new byte[keys.size()][];
+        for (int i = 0; i < redisKeys.length; i++) {
+            redisKeys[i] = redisKey(keys.get(i));
+        }
+        List<KeyValue<byte[], byte[]>> values = await(connection.async().mget(redisKeys));
+        for (int i = 0; i < values.size(); i++) {
+            KeyValue<byte[], byte[]> kv = values.get(i);
+            if (kv.hasValue()) {
+                found.put(keys.get(i), kv.getValue());
             }
         }
         return found;

@@ -9,7 +9,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -28,9 +30,12 @@ public final class SqliteOnlineStore implements OnlineStore {
                     + " expire_at = excluded.expire_at"
                     + " WHERE excluded.version >= tiles.version";
 
-    private static final String SELECT =
-            "SELECT payload FROM tiles WHERE view = ? AND entity = ? AND level = ? AND start = ?"
-                    + " AND expire_at > ?";
+    private static final String SELECT_MANY =
+            "SELECT start, payload FROM tiles WHERE view = ? AND entity = ? AND level = ?"
+                    + " AND expire_at > ? AND start IN (";
+
+    /** SQLite's default limit on host parameters is 32,766; stay far below it. */
+    private static final int MAX_IN = 500;
 
     private final Connection connection;
 
@@ -88,16 +93,40 @@ public final class SqliteOnlineStore implements OnlineStore {
     @Override
     public synchronized Map<TileKey, byte[]> read(List<TileKey> keys, long now) throws IOException {
         Map<TileKey, byte[]> found = new HashMap<>();
-        try (PreparedStatement ps = connection.prepareStatement(SELECT)) {
-            for (TileKey key : keys) {
-                ps.setString(1, key.view());
-                ps.setString(2, key.entity());
-                ps.setInt(3, key.level().ordinal());
-                ps.setLong(4, key.start());
-                ps.setLong(5, now);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        found.put(key, rs.getBytes(1));
+        // One query per (view, entity, level), for all of its tiles.
+        Map<TileKey, List<Long>> groups = new LinkedHashMap<>();
+        for (TileKey key : keys) {
+            groups.computeIfAbsent(
+                            new TileKey(key.view(), key.entity(), key.level(), 0),
+                            k -> new ArrayList<>())
+                    .add(key.start());
+        }
+        try {
+            for (Map.Entry<TileKey, List<Long>> group : groups.entrySet()) {
+                TileKey g = group.getKey();
+                List<Long> starts = group.getValue();
+                for (int from = 0; from < starts.size(); from += MAX_IN) {
+                    List<Long> chunk = starts.subList(from, Math.min(starts.size(), from + MAX_IN));
+                    String sql =
+                            SELECT_MANY
+                                    + String.join(
+                                            ",", java.util.Collections.nCopies(chunk.size(), "?"))
+                                    + ")";
+                    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+                        ps.setString(1, g.view());
+                        ps.setString(2, g.entity());
+                        ps.setInt(3, g.level().ordinal());
+                        ps.setLong(4, now);
+                        for (int i = 0; i < chunk.size(); i++) {
+                            ps.setLong(5 + i, chunk.get(i));
+                        }
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                found.put(
+                                        new TileKey(g.view(), g.entity(), g.level(), rs.getLong(1)),
+                                        rs.getBytes(2));
+                            }
+                        }
                     }
                 }
             }
