@@ -11,7 +11,9 @@ import io.sluice.features.agg.Windows;
 import io.sluice.features.log.FeatureLog;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.TileWrites;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
@@ -21,32 +23,48 @@ import org.apache.avro.io.DecoderFactory;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Keeps one entity's tiles of one view in Flink state and emits every tile an event changes: the
+ * Keeps one entity's tiles of one view in Flink state and publishes the tiles events change: the
  * fine tile (its events) and the coarse tile above it (partials updated incrementally). Keyed by
- * the entity. Late events update their tiles for as long as the tiles are retained; events older
- * than that are counted and dropped from the online store only (the lake still has them).
+ * the entity.
  *
- * <p>Tiles are evicted by event-time timers when they expire, so state is bounded by the view's
- * ttl.
+ * <p>Changed tiles are published by a processing-time timer {@link #PUBLISH_DELAY_MILLIS} after the
+ * first change, so an entity that receives many events in that time has each tile encoded and
+ * written once, not once per event. Late events update their tiles for as long as the tiles are
+ * retained; events older than that are counted and left out of the online store (the lake still has
+ * them). Tiles are evicted by event-time timers at their expiry, so state is bounded by the view's
+ * ttl; at a tile's end it goes to the feature log.
  */
 public final class TileAggregator extends KeyedProcessFunction<String, Event, TileUpdate> {
+
+    /** How long a changed tile may wait before it is published. */
+    static final long PUBLISH_DELAY_MILLIS = 50;
 
     private final ViewDef view;
     private final String schemaJson;
     private final OutputTag<GenericRecord> log;
-    private transient Schema logSchema;
 
-    private transient MapState<Long, byte[]> fine;
+    private transient MapState<Long, Tile> fine;
     private transient MapState<Long, byte[]> coarse;
     private transient MapState<Long, Long> coarseVersions;
+
+    /** Changed fine tiles (start → newest event time among the changes) not yet published. */
+    private transient MapState<Long, Long> dirtyFine;
+
+    private transient MapState<Long, Long> dirtyCoarse;
+    private transient ValueState<Long> publishAt;
+    private transient Schema logSchema;
     private transient GenericDatumReader<GenericRecord> reader;
     private transient BinaryDecoder decoder;
     private transient GenericRecord record;
@@ -64,28 +82,27 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
 
     @Override
     public void open(OpenContext context) {
+        var rc = getRuntimeContext();
         fine =
-                getRuntimeContext()
-                        .getMapState(
-                                new MapStateDescriptor<>(
-                                        "fine",
-                                        Types.LONG,
-                                        PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+                rc.getMapState(
+                        new MapStateDescriptor<>(
+                                "fine-tiles", LongSerializer.INSTANCE, new TileSerializer()));
         coarse =
-                getRuntimeContext()
-                        .getMapState(
-                                new MapStateDescriptor<>(
-                                        "coarse",
-                                        Types.LONG,
-                                        PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+                rc.getMapState(
+                        new MapStateDescriptor<>(
+                                "coarse",
+                                Types.LONG,
+                                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         coarseVersions =
-                getRuntimeContext()
-                        .getMapState(
-                                new MapStateDescriptor<>("coarse-version", Types.LONG, Types.LONG));
+                rc.getMapState(new MapStateDescriptor<>("coarse-version", Types.LONG, Types.LONG));
+        dirtyFine = rc.getMapState(new MapStateDescriptor<>("dirty-fine", Types.LONG, Types.LONG));
+        dirtyCoarse =
+                rc.getMapState(new MapStateDescriptor<>("dirty-coarse", Types.LONG, Types.LONG));
+        publishAt = rc.getState(new ValueStateDescriptor<>("publish-at", Types.LONG));
         reader = new GenericDatumReader<>(new Schema.Parser().parse(schemaJson));
         logSchema = FeatureLog.schema(view);
-        aggregated = getRuntimeContext().getMetricGroup().counter("eventsAggregated");
-        tooLate = getRuntimeContext().getMetricGroup().counter("eventsBeyondRetention");
+        aggregated = rc.getMetricGroup().counter("eventsAggregated");
+        tooLate = rc.getMetricGroup().counter("eventsBeyondRetention");
     }
 
     @Override
@@ -93,7 +110,8 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             throws Exception {
         long s = view.tileMillis();
         long start = Windows.floor(event.eventTime, s);
-        if (TileWrites.expiry(view, start, s) <= ctx.timerService().currentWatermark()) {
+        long watermark = ctx.timerService().currentWatermark();
+        if (TileWrites.expiry(view, start, s) <= watermark) {
             tooLate.inc();
             return;
         }
@@ -101,32 +119,25 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         record = reader.read(record, decoder);
         EventEntry entry = view.entry(record, event.id, event.eventTime);
 
-        byte[] stored = fine.get(start);
-        Tile tile = stored == null ? new Tile(start) : TileCodec.decodeFine(start, stored);
+        Tile tile = fine.get(start);
+        boolean created = tile == null;
+        if (created) {
+            tile = new Tile(start);
+        }
         if (!tile.add(entry)) {
             return; // already here: a replayed id
         }
         aggregated.inc();
-        String entity = ctx.getCurrentKey();
-        byte[] finePayload = TileCodec.encodeFine(tile);
-        fine.put(start, finePayload);
-        if (stored == null) {
+        fine.put(start, tile);
+        if (created) {
             // At the tile's end it is logged; at its expiry it is evicted.
             ctx.timerService().registerEventTimeTimer(start + s);
             ctx.timerService().registerEventTimeTimer(TileWrites.expiry(view, start, s));
-        } else if (log != null && start + s <= ctx.timerService().currentWatermark()) {
+        } else if (log != null && start + s <= watermark) {
             // A late event changed a tile that was already logged: log its new state.
-            ctx.output(log, FeatureLog.row(logSchema, view, entity, tile));
+            ctx.output(log, FeatureLog.row(logSchema, view, ctx.getCurrentKey(), tile));
         }
-        out.collect(
-                new TileUpdate(
-                        new OnlineStore.TileWrite(
-                                new OnlineStore.TileKey(
-                                        view.name(), entity, OnlineStore.Level.FINE, start),
-                                tile.size(),
-                                finePayload,
-                                TileWrites.expiry(view, start, s)),
-                        event.eventTime));
+        markDirty(dirtyFine, start, event.eventTime);
 
         long c = view.coarseMillis();
         long coarseStart = Windows.floor(start, c);
@@ -137,46 +148,99 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             partials.computeIfAbsent(f.name(), n -> new Partial()).add(f, entry);
         }
         Long previous = coarseVersions.get(coarseStart);
-        long version = previous == null ? 1 : previous + 1;
-        byte[] coarsePayload = TileCodec.encodeCoarse(partials);
-        coarse.put(coarseStart, coarsePayload);
-        coarseVersions.put(coarseStart, version);
+        coarse.put(coarseStart, TileCodec.encodeCoarse(partials));
+        coarseVersions.put(coarseStart, previous == null ? 1 : previous + 1);
         if (storedCoarse == null) {
             ctx.timerService().registerEventTimeTimer(TileWrites.expiry(view, coarseStart, c));
         }
-        out.collect(
-                new TileUpdate(
-                        new OnlineStore.TileWrite(
-                                new OnlineStore.TileKey(
-                                        view.name(), entity, OnlineStore.Level.COARSE, coarseStart),
-                                version,
-                                coarsePayload,
-                                TileWrites.expiry(view, coarseStart, c)),
-                        event.eventTime));
+        markDirty(dirtyCoarse, coarseStart, event.eventTime);
+
+        if (publishAt.value() == null) {
+            long at = ctx.timerService().currentProcessingTime() + PUBLISH_DELAY_MILLIS;
+            publishAt.update(at);
+            ctx.timerService().registerProcessingTimeTimer(at);
+        }
+    }
+
+    private static void markDirty(MapState<Long, Long> dirty, long start, long eventTime)
+            throws Exception {
+        Long newest = dirty.get(start);
+        if (newest == null || newest < eventTime) {
+            dirty.put(start, eventTime);
+        }
     }
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<TileUpdate> out)
             throws Exception {
-        // A timer fires at a tile's end (log it) or at its expiry (evict it).
+        if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
+            publish(ctx.getCurrentKey(), out);
+            return;
+        }
+        // Event time: a tile's end (log it) or its expiry (evict it).
         if (log != null) {
-            byte[] ended = fine.get(timestamp - view.tileMillis());
+            Tile ended = fine.get(timestamp - view.tileMillis());
             if (ended != null) {
-                ctx.output(
-                        log,
-                        FeatureLog.row(
-                                logSchema,
-                                view,
-                                ctx.getCurrentKey(),
-                                TileCodec.decodeFine(timestamp - view.tileMillis(), ended)));
+                ctx.output(log, FeatureLog.row(logSchema, view, ctx.getCurrentKey(), ended));
             }
         }
         long fineStart = timestamp - view.tileMillis() - 2 * view.ttlMillis();
+        if (dirtyFine.contains(fineStart)
+                || dirtyCoarse.contains(Windows.floor(fineStart, view.coarseMillis()))) {
+            publish(ctx.getCurrentKey(), out); // never evict what is still to be published
+        }
         fine.remove(fineStart);
         long coarseStart = timestamp - view.coarseMillis() - 2 * view.ttlMillis();
         if (Math.floorMod(coarseStart, view.coarseMillis()) == 0) {
             coarse.remove(coarseStart);
             coarseVersions.remove(coarseStart);
         }
+    }
+
+    /** Emits every changed tile of the current entity once, in its newest state. */
+    private void publish(String entity, Collector<TileUpdate> out) throws Exception {
+        long s = view.tileMillis();
+        List<Map.Entry<Long, Long>> changed = new ArrayList<>();
+        dirtyFine.entries().forEach(changed::add);
+        for (Map.Entry<Long, Long> e : changed) {
+            Tile tile = fine.get(e.getKey());
+            if (tile != null) {
+                out.collect(
+                        new TileUpdate(
+                                new OnlineStore.TileWrite(
+                                        new OnlineStore.TileKey(
+                                                view.name(),
+                                                entity,
+                                                OnlineStore.Level.FINE,
+                                                e.getKey()),
+                                        tile.size(),
+                                        TileCodec.encodeFine(tile),
+                                        TileWrites.expiry(view, e.getKey(), s)),
+                                e.getValue()));
+            }
+        }
+        dirtyFine.clear();
+        long c = view.coarseMillis();
+        changed.clear();
+        dirtyCoarse.entries().forEach(changed::add);
+        for (Map.Entry<Long, Long> e : changed) {
+            byte[] payload = coarse.get(e.getKey());
+            if (payload != null) {
+                out.collect(
+                        new TileUpdate(
+                                new OnlineStore.TileWrite(
+                                        new OnlineStore.TileKey(
+                                                view.name(),
+                                                entity,
+                                                OnlineStore.Level.COARSE,
+                                                e.getKey()),
+                                        coarseVersions.get(e.getKey()),
+                                        payload,
+                                        TileWrites.expiry(view, e.getKey(), c)),
+                                e.getValue()));
+            }
+        }
+        dirtyCoarse.clear();
+        publishAt.clear();
     }
 }
