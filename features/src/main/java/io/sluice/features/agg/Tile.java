@@ -57,6 +57,11 @@ public final class Tile {
         return start;
     }
 
+    /** An independent copy; events are immutable, so only the list is copied. */
+    public Tile copy() {
+        return new Tile(new ArrayList<>(events), start);
+    }
+
     /** Adds an event; false if an event with its id is already here. */
     public boolean add(EventEntry event) {
         if (ids == null) {

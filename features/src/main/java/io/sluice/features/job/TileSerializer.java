@@ -32,7 +32,7 @@ public final class TileSerializer extends TypeSerializer<Tile> {
 
     @Override
     public Tile copy(Tile from) {
-        return TileCodec.decodeFine(from.start(), TileCodec.encodeFine(from));
+        return from.copy();
     }
 
     @Override
