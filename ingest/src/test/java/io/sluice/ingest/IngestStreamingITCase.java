@@ -9,6 +9,7 @@ import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.testing.Await;
+import io.sluice.testing.FailOnce;
 import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
@@ -24,17 +25,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.flink.api.common.serialization.DeserializationSchema;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
-import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.util.Collector;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -163,36 +158,6 @@ class IngestStreamingITCase {
         }
     }
 
-    static final AtomicBoolean FAIL_NEXT_RECORD = new AtomicBoolean();
-
-    /** Throws once, when armed, to fail the source task in the middle of the stream. */
-    static final class FailOnce implements KafkaRecordDeserializationSchema<Parsed> {
-        private final ParsingDeserializer inner;
-
-        FailOnce(ParsingDeserializer inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public void open(DeserializationSchema.InitializationContext context) throws Exception {
-            inner.open(context);
-        }
-
-        @Override
-        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Parsed> out)
-                throws IOException {
-            if (FAIL_NEXT_RECORD.compareAndSet(true, false)) {
-                throw new IOException("injected task failure at offset " + record.offset());
-            }
-            inner.deserialize(record, out);
-        }
-
-        @Override
-        public TypeInformation<Parsed> getProducedType() {
-            return inner.getProducedType();
-        }
-    }
-
     @Test
     void shouldStayExactlyOnceWhenATaskFailsInTheMiddleOfTheStream() throws Exception {
         SluiceConfig config = config();
@@ -232,11 +197,11 @@ class IngestStreamingITCase {
 
         send(views, firstHalf);
         Await.until("first half committed", TIMEOUT, () -> Landing.rows(dir).size() == firstValid);
-        FAIL_NEXT_RECORD.set(true);
+        FailOnce.arm();
         send(views, events.subList(2_000, events.size()));
         job.getJobExecutionResult().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
 
-        assertThat(FAIL_NEXT_RECORD).as("the injected failure happened").isFalse();
+        assertThat(FailOnce.fired()).as("the injected failure happened").isTrue();
         assertThat(Landing.rows(dir))
                 .extracting(r -> r.record().get("event_id").toString())
                 .containsExactlyInAnyOrderElementsOf(

@@ -1,11 +1,11 @@
 package io.sluice.features.agg;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
 
 import io.sluice.config.Aggregation;
 import io.sluice.config.FeatureType;
 import io.sluice.features.testing.Definition;
+import io.sluice.features.testing.SameValue;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -119,19 +119,7 @@ class WindowPropertyTest {
                     FeatureValue expected = bruteForce(f, key, t, accepted);
                     String what =
                             String.format("seed %d, %s, key %s, t %d", seed, f.name(), key, t);
-                    assertThat(actual.status()).as(what).isEqualTo(expected.status());
-                    assertThat(actual.eventTime()).as(what).isEqualTo(expected.eventTime());
-                    if (expected.value() instanceof Double d) {
-                        assertThat((Double) actual.value())
-                                .as(what)
-                                .isCloseTo(d, within(Math.abs(d) * 1e-9 + 1e-12));
-                    } else if (expected.value() instanceof Float fl) {
-                        assertThat((Float) actual.value())
-                                .as(what)
-                                .isCloseTo(fl, within(Math.abs(fl) * 1e-6f + 1e-6f));
-                    } else {
-                        assertThat(actual.value()).as(what).isEqualTo(expected.value());
-                    }
+                    SameValue.assertSame(what, expected, actual);
                     compared++;
                 }
             }

@@ -19,6 +19,7 @@ import io.sluice.generate.GeneratorOptions;
 import io.sluice.ingest.IngestJob;
 import io.sluice.ingest.ParsingDeserializer;
 import io.sluice.testing.Await;
+import io.sluice.testing.FailOnce;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import io.sluice.testing.Topics;
@@ -32,17 +33,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.flink.api.common.serialization.DeserializationSchema;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
-import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.util.Collector;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -61,37 +56,8 @@ class FeaturesJobRecoveryITCase {
     @RegisterExtension static final TestClusters.Kafka KAFKA = new TestClusters.Kafka();
 
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
-    private static final AtomicBoolean FAIL_NEXT_RECORD = new AtomicBoolean();
 
     @TempDir Path root;
-
-    /** Throws on the first record after the flag is set: a task failure in the middle. */
-    static final class FailOnce implements KafkaRecordDeserializationSchema<Parsed> {
-        private final ParsingDeserializer inner;
-
-        FailOnce(ParsingDeserializer inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public void open(DeserializationSchema.InitializationContext context) throws Exception {
-            inner.open(context);
-        }
-
-        @Override
-        public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Parsed> out)
-                throws IOException {
-            if (FAIL_NEXT_RECORD.compareAndSet(true, false)) {
-                throw new IOException("injected task failure at offset " + record.offset());
-            }
-            inner.deserialize(record, out);
-        }
-
-        @Override
-        public TypeInformation<Parsed> getProducedType() {
-            return inner.getProducedType();
-        }
-    }
 
     @Test
     void aTaskFailureInTheMiddleStillEndsWithExactValues() throws Exception {
@@ -102,11 +68,11 @@ class FeaturesJobRecoveryITCase {
             run.send(firstHalf);
             Await.until(
                     "tiles of the first half are online", TIMEOUT, () -> run.hasTiles(firstHalf));
-            FAIL_NEXT_RECORD.set(true);
+            FailOnce.arm();
             run.send(generated.subList(generated.size() / 2, generated.size()));
             run.finish();
         }
-        assertThat(FAIL_NEXT_RECORD).as("the injected failure happened").isFalse();
+        assertThat(FailOnce.fired()).as("the injected failure happened").isTrue();
         assertThat(OnlineCheck.exact(config, generated)).isGreaterThan(300);
     }
 

@@ -2,7 +2,6 @@ package io.sluice.features.online;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.within;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.agg.EntityTiles;
@@ -14,6 +13,7 @@ import io.sluice.features.agg.Tile;
 import io.sluice.features.agg.TileCodec;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
+import io.sluice.features.testing.SameValue;
 import io.sluice.testing.TestConfigs;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -112,19 +112,7 @@ abstract class OnlineStoreContract {
                     FeatureValue want = expected.value(f, at);
                     FeatureValue got = v.values().get(i);
                     String what = f.name() + " of " + v.entity() + " at " + at;
-                    assertThat(got.status()).as(what).isEqualTo(want.status());
-                    assertThat(got.eventTime()).as(what).isEqualTo(want.eventTime());
-                    if (want.value() instanceof Double d) {
-                        assertThat((Double) got.value())
-                                .as(what)
-                                .isCloseTo(d, within(Math.abs(d) * 1e-9));
-                    } else if (want.value() instanceof Float fl) {
-                        assertThat((Float) got.value())
-                                .as(what)
-                                .isCloseTo(fl, within(Math.abs(fl) * 1e-6f));
-                    } else {
-                        assertThat(got.value()).as(what).isEqualTo(want.value());
-                    }
+                    SameValue.assertSame(what, want, got);
                 }
             }
         }

@@ -1,8 +1,5 @@
 package io.sluice.features.testing;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
-
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -74,19 +71,7 @@ public final class OnlineCheck {
                                             + v.entity()
                                             + " at "
                                             + at;
-                            assertThat(got.status()).as(what).isEqualTo(want.status());
-                            assertThat(got.eventTime()).as(what).isEqualTo(want.eventTime());
-                            if (want.value() instanceof Double d) {
-                                assertThat((Double) got.value())
-                                        .as(what)
-                                        .isCloseTo(d, within(Math.abs(d) * 1e-9));
-                            } else if (want.value() instanceof Float fl) {
-                                assertThat((Float) got.value())
-                                        .as(what)
-                                        .isCloseTo(fl, within(Math.abs(fl) * 1e-6f));
-                            } else {
-                                assertThat(got.value()).as(what).isEqualTo(want.value());
-                            }
+                            SameValue.assertSame(what, want, got);
                             compared++;
                         }
                     }

@@ -1,0 +1,31 @@
+package io.sluice.features.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.sluice.features.agg.FeatureValue;
+
+/**
+ * DESIGN.md's equality of feature values: counts, integers and strings exactly, floating-point sums
+ * to 1e-9 relative (float32 results to float precision); statuses and event times exactly.
+ */
+public final class SameValue {
+
+    private SameValue() {}
+
+    public static void assertSame(String what, FeatureValue want, FeatureValue got) {
+        assertThat(got.status()).as(what).isEqualTo(want.status());
+        assertThat(got.eventTime()).as(what).isEqualTo(want.eventTime());
+        if (want.value() instanceof Double d) {
+            assertThat((Double) got.value())
+                    .as(what)
+                    .isCloseTo(d, within(Math.abs(d) * 1e-9 + 1e-12));
+        } else if (want.value() instanceof Float f) {
+            assertThat((Float) got.value())
+                    .as(what)
+                    .isCloseTo(f, within(Math.abs(f) * 1e-6f + 1e-6f));
+        } else {
+            assertThat(got.value()).as(what).isEqualTo(want.value());
+        }
+    }
+}
