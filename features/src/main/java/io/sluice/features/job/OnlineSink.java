@@ -124,6 +124,8 @@ public final class OnlineSink implements Sink<TileUpdate> {
                             writes.size(),
                             e.getMessage(),
                             backoff);
+                    // Exponential back-off between attempts. Blocking the task thread here is
+                    // deliberate: it backpressures the job until the store takes the batch.
                     Thread.sleep(backoff);
                     backoff = Math.min(backoff * 2, 5_000);
                 }
