@@ -2,11 +2,8 @@ package io.sluice.app;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.job.FeaturesJob;
-import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /** {@code sluice features}: the streaming features job, as deployed. */
 @Command(
@@ -14,23 +11,17 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description =
                 "Run the features job: each feature view's source topic, through the ingest"
-                        + " job's parse and de-duplicate path, into tiles in the online store.")
-final class FeaturesCommand implements Callable<Integer> {
-
-    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
-    Path config;
-
-    @Option(
-            names = "--bounded",
-            description = "Stop at the topics' current end offsets instead of running forever.")
-    boolean bounded;
+                        + " job's parse and de-duplicate path, into tiles in the online store and"
+                        + " the offline feature log.")
+final class FeaturesCommand extends StreamingJobCommand {
 
     @Override
-    public Integer call() throws Exception {
-        SluiceConfig cfg = SluiceConfig.load(config);
-        StreamExecutionEnvironment env = Jobs.environment(cfg, "features");
-        FeaturesJob.define(env, cfg, bounded);
-        env.execute("sluice-features");
-        return 0;
+    String job() {
+        return "features";
+    }
+
+    @Override
+    void define(StreamExecutionEnvironment env, SluiceConfig config, boolean bounded) {
+        FeaturesJob.define(env, config, bounded);
     }
 }

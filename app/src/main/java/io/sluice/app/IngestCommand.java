@@ -2,33 +2,23 @@ package io.sluice.app;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.ingest.IngestJob;
-import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /** {@code sluice ingest}: the Kafka to Avro landing job, as deployed. */
 @Command(
         name = "ingest",
         mixinStandardHelpOptions = true,
         description = "Run the ingest job: Kafka topics into the exactly-once Avro landing zone.")
-final class IngestCommand implements Callable<Integer> {
-
-    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
-    Path config;
-
-    @Option(
-            names = "--bounded",
-            description = "Stop at the topics' current end offsets instead of running forever.")
-    boolean bounded;
+final class IngestCommand extends StreamingJobCommand {
 
     @Override
-    public Integer call() throws Exception {
-        SluiceConfig cfg = SluiceConfig.load(config);
-        StreamExecutionEnvironment env = Jobs.environment(cfg, "ingest");
-        IngestJob.define(env, cfg, bounded);
-        env.execute("sluice-ingest");
-        return 0;
+    String job() {
+        return "ingest";
+    }
+
+    @Override
+    void define(StreamExecutionEnvironment env, SluiceConfig config, boolean bounded) {
+        IngestJob.define(env, config, bounded);
     }
 }

@@ -37,7 +37,9 @@ class MainTest {
     @Test
     void shouldDescribeEveryCommandInHelp() {
         for (String command :
-                new String[] {"demo", "ingest", "compact", "ddl", "generate", "bench"}) {
+                new String[] {
+                    "demo", "ingest", "compact", "ddl", "features", "get", "generate", "bench"
+                }) {
             out.reset();
             assertThat(Main.run(command, "--help")).isZero();
             assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: sluice " + command);
@@ -120,5 +122,36 @@ class MainTest {
                 .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains("'orders'", "page_views, add_to_cart, purchases");
+    }
+
+    @Test
+    void shouldNameTheGetOptionThatIsWrong() {
+        String config = TestConfigs.referenceFile().toString();
+        assertThat(
+                        Main.run(
+                                "get",
+                                "--config",
+                                config,
+                                "--features",
+                                "user_purchases",
+                                "--entities",
+                                "u1"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--features", "user_purchases");
+
+        err.reset();
+        assertThat(
+                        Main.run(
+                                "get",
+                                "--config",
+                                config,
+                                "--features",
+                                "user_purchases:spend_24h",
+                                "--entities",
+                                "u1",
+                                "--at",
+                                "yesterday"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--at", "yesterday");
     }
 }
