@@ -102,10 +102,6 @@ public final class Partial {
         return new FeatureValue(Values.as(raw, feature.type()), Status.OK, eventTime);
     }
 
-    public long count() {
-        return count;
-    }
-
     /** Whether (ts, id) is later than (otherTs, otherId): by time, then by the greater id. */
     static boolean later(long ts, String id, long otherTs, String otherId) {
         if (otherId == null) {

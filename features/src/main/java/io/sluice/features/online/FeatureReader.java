@@ -179,12 +179,8 @@ public final class FeatureReader {
                                 return p == null ? Map.of() : TileCodec.decodeCoarse(p);
                             });
             Partial p = partials.get(feature.name());
-            if (p == null) {
-                return new Partial();
-            }
-            Partial copy = new Partial();
-            copy.merge(p);
-            return copy;
+            // Windows only merge what a reader returns, so the decoded partial can be shared.
+            return p == null ? new Partial() : p;
         }
 
         @Override
