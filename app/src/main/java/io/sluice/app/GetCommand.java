@@ -133,7 +133,14 @@ final class GetCommand implements Callable<Integer> {
             for (int i = 0; i < refs.size(); i++) {
                 FeatureValue value = v.values().get(i);
                 ObjectNode node = values.putObject(refs.get(i).toString());
-                node.set("value", mapper.valueToTree(value.value()));
+                if (value.value() instanceof Float f) {
+                    // The exact value of the float32, not its shortest decimal: 12.99f prints as
+                    // 12.989999771118164, which equals what a double reader of the warehouse's
+                    // FLOAT column sees.
+                    node.put("value", f.doubleValue());
+                } else {
+                    node.set("value", mapper.valueToTree(value.value()));
+                }
                 node.put("status", value.status().name());
                 if (value.eventTime() < 0) {
                     node.putNull("event_time");
