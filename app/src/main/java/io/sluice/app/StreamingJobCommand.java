@@ -23,9 +23,14 @@ abstract class StreamingJobCommand implements Callable<Integer> {
     /** Adds the job's pipelines to {@code env}. */
     abstract void define(StreamExecutionEnvironment env, SluiceConfig config, boolean bounded);
 
+    /** The config the job runs with: as loaded, unless a command's options change it. */
+    SluiceConfig adjust(SluiceConfig loaded) {
+        return loaded;
+    }
+
     @Override
     public Integer call() throws Exception {
-        SluiceConfig cfg = SluiceConfig.load(config);
+        SluiceConfig cfg = adjust(SluiceConfig.load(config));
         StreamExecutionEnvironment env = Jobs.environment(cfg, job());
         define(env, cfg, bounded);
         env.execute("sluice-" + job());

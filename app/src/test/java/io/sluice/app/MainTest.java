@@ -154,4 +154,17 @@ class MainTest {
                 .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--at", "yesterday");
     }
+
+    @Test
+    void shouldRefuseAnOnlineStoreThatIsNotRedis() {
+        assertThat(
+                        Main.run(
+                                "features",
+                                "--config",
+                                TestConfigs.referenceFile().toString(),
+                                "--online",
+                                "http://cache:6379"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--online", "redis://");
+    }
 }
