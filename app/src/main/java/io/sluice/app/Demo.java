@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.job.FeaturesJob;
+import io.sluice.features.offline.ConsistencyCheck;
 import io.sluice.features.online.SqliteOnlineStore;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
@@ -46,6 +47,11 @@ final class Demo {
     private static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
     private static final int TOPIC_PARTITIONS = 2;
 
+    /**
+     * (entity, time) samples per feature view: 3 views of 5 to 7 features give over 1,000 values.
+     */
+    private static final int CHECK_SAMPLES = 100;
+
     private final Path dir;
     private final long events;
     private final long seed;
@@ -75,6 +81,7 @@ final class Demo {
             stage("ingest", () -> ingest(config, checkpoints));
             stage("compact", () -> compact(config, checkpoints));
             stage("features", () -> features(config, checkpoints));
+            stage("check", () -> check(config));
             stage("verify", () -> verify(config, generated));
         }
         FileUtils.deleteFileOrDirectory(checkpoints.toFile());
@@ -185,6 +192,19 @@ final class Demo {
         return null;
     }
 
+    private Void check(SluiceConfig config) throws IOException {
+        try (SqliteOnlineStore store = new SqliteOnlineStore(config.online().sqlitePath())) {
+            List<ConsistencyCheck.Report> reports =
+                    new ConsistencyCheck(config, store, System::currentTimeMillis)
+                            .run(CHECK_SAMPLES, seed);
+            long checked = reports.stream().mapToLong(r -> r.checked).sum();
+            long problems = CheckCommand.print(reports, new PrintWriter(out, true));
+            summary.put("consistency_checked", checked);
+            summary.put("consistency_mismatches", problems);
+        }
+        return null;
+    }
+
     private Void verify(SluiceConfig config, GeneratorStats generated) throws IOException {
         long rows = 0;
         long misplaced = 0;
@@ -231,7 +251,9 @@ final class Demo {
                         && complete == hours
                         && warehouseHours == complete
                         && warehouseRows + duplicatesRemoved == rows
-                        && summary.get("online_entities").equals((long) validEntities.size());
+                        && summary.get("online_entities").equals((long) validEntities.size())
+                        && summary.get("consistency_mismatches").equals(0L)
+                        && (long) summary.get("consistency_checked") >= 1_000;
         summary.put("ok", ok);
         out.printf(
                 "verify: raw rows %,d (valid generated %,d), dead letters %,d (invalid generated"

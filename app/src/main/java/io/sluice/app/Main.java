@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             DdlCommand.class,
             FeaturesCommand.class,
             GetCommand.class,
+            CheckCommand.class,
             GenerateCommand.class,
             BenchCommand.class
         })

@@ -40,7 +40,7 @@ class DemoITCase {
 
         assertThat(summary.get("ok")).isEqualTo(true);
         assertThat(progress.toString(StandardCharsets.UTF_8))
-                .contains("generate:", "ingest:", "compact:", "verify:");
+                .contains("generate:", "ingest:", "compact:", "features:", "check:", "verify:");
         JsonNode json = new ObjectMapper().readTree(dir.resolve("summary.json").toFile());
         for (String field :
                 List.of(
@@ -50,7 +50,10 @@ class DemoITCase {
                         "raw_rows",
                         "dlq_rows",
                         "warehouse_rows",
-                        "hours_complete")) {
+                        "hours_complete",
+                        "online_entities",
+                        "consistency_checked",
+                        "consistency_mismatches")) {
             assertThat(json.has(field)).as(field).isTrue();
         }
         assertThat(json.get("events_generated").asLong()).isEqualTo(3_000);
@@ -89,6 +92,19 @@ class DemoITCase {
 
         // `sluice get --json` against value(f, e, t) computed in SQL over the warehouse.
         assertThat(onlineAgreesWithWarehouseSql(config)).isGreaterThan(500);
+
+        // The consistency check passes on the demo, and catches an online store that lost tiles.
+        assertThat(json.get("consistency_checked").asLong()).isGreaterThanOrEqualTo(1_000);
+        assertThat(json.get("consistency_mismatches").asLong()).isZero();
+        String configFile = dir.resolve("sluice.yaml").toString();
+        assertThat(Main.run("check", "--config", configFile, "--samples", "20")).isZero();
+        try (var db =
+                        java.sql.DriverManager.getConnection(
+                                "jdbc:sqlite:" + dir.resolve("online.db"));
+                var st = db.createStatement()) {
+            assertThat(st.executeUpdate("DELETE FROM tiles WHERE level = 1")).isPositive();
+        }
+        assertThat(Main.run("check", "--config", configFile, "--samples", "20")).isEqualTo(1);
     }
 
     private long onlineAgreesWithWarehouseSql(SluiceConfig config) throws Exception {

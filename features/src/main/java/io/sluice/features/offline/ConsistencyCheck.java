@@ -1,0 +1,204 @@
+package io.sluice.features.offline;
+
+import io.sluice.config.FeatureViewConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.features.agg.EntityTiles;
+import io.sluice.features.agg.EventEntry;
+import io.sluice.features.agg.FeatureDef;
+import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.Status;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.ingest.HourPartitioner;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.parquet.avro.AvroParquetReader;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.io.LocalInputFile;
+
+/**
+ * The online/offline consistency check: for sampled entities and times within retention, the online
+ * store's values at {@code t} against the same features computed offline, by the same library, from
+ * the warehouse's events. Reports Chronon's consistency metrics per feature.
+ */
+public final class ConsistencyCheck {
+
+    /** One feature's figures. */
+    public static final class Report {
+        public final String feature;
+        public long checked;
+        public long mismatched;
+        public long missingOnline;
+        public long missingOffline;
+        public double largestDifference;
+
+        Report(String feature) {
+            this.feature = feature;
+        }
+
+        public long problems() {
+            return mismatched + missingOnline + missingOffline;
+        }
+    }
+
+    private final SluiceConfig config;
+    private final OnlineStore store;
+    private final LongSupplier clock;
+
+    public ConsistencyCheck(SluiceConfig config, OnlineStore store, LongSupplier clock) {
+        this.config = config;
+        this.store = store;
+        this.clock = clock;
+    }
+
+    /** Checks {@code samples} (entity, time) pairs per view; reports per {@code view:feature}. */
+    public List<Report> run(int samples, long seed) throws IOException {
+        SplittableRandom random = new SplittableRandom(seed);
+        long now = clock.getAsLong();
+        Map<String, Report> reports = new LinkedHashMap<>();
+        for (FeatureViewConfig viewConfig : config.featureViews()) {
+            TableConfig table = config.table(viewConfig.source()).orElseThrow();
+            ViewDef view = ViewDef.of(viewConfig, table);
+            Path dir = Path.of(config.tablePath("warehouse", table.name()));
+            WarehouseEvents warehouse = new WarehouseEvents(table, dir);
+            FeatureReader online = new FeatureReader(store, List.of(view), () -> now);
+            List<FeatureReader.FeatureRef> refs = new ArrayList<>();
+            long longest = 0;
+            for (FeatureDef f : view.features()) {
+                refs.add(new FeatureReader.FeatureRef(view.name(), f.name()));
+                reports.putIfAbsent(
+                        view.name() + ":" + f.name(), new Report(view.name() + ":" + f.name()));
+                longest = Math.max(longest, f.windowMillis());
+            }
+            List<Path> hours = hoursWithin(dir, now - view.ttlMillis(), now);
+            for (int i = 0; i < samples && !hours.isEmpty(); i++) {
+                Path hour = hours.get(random.nextInt(hours.size()));
+                String entity = someEntity(hour, table, random);
+                if (entity == null) {
+                    continue;
+                }
+                long hourStart =
+                        HourPartitioner.parse(dir.relativize(hour).toString().replace('\\', '/'));
+                long lo = Math.max(hourStart, now - view.ttlMillis() + 1);
+                long at =
+                        lo
+                                + random.nextLong(
+                                        Math.max(
+                                                1,
+                                                Math.min(
+                                                                now,
+                                                                hourStart
+                                                                        + 2
+                                                                                * HourPartitioner
+                                                                                        .hourMillis())
+                                                        - lo));
+                FeatureReader.Vector served = online.read(refs, List.of(entity), at).get(0);
+                long from = Math.floorDiv(at, view.tileMillis()) * view.tileMillis() - longest;
+                EntityTiles offline = new EntityTiles(view.tileMillis(), view.coarseMillis());
+                for (EventEntry e : warehouse.events(view, entity, from, at)) {
+                    offline.add(e);
+                }
+                for (int j = 0; j < view.features().size(); j++) {
+                    FeatureDef f = view.features().get(j);
+                    compare(
+                            reports.get(view.name() + ":" + f.name()),
+                            served.values().get(j),
+                            offline.value(f, at));
+                }
+            }
+        }
+        return new ArrayList<>(reports.values());
+    }
+
+    private static void compare(Report r, FeatureValue online, FeatureValue offline) {
+        r.checked++;
+        boolean onlineHas = online.status() == Status.OK;
+        boolean offlineHas = offline.status() == Status.OK;
+        if (!onlineHas && offlineHas) {
+            r.missingOnline++;
+            return;
+        }
+        if (onlineHas && !offlineHas) {
+            r.missingOffline++;
+            return;
+        }
+        Object a = online.value();
+        Object b = offline.value();
+        if (a instanceof Number x && b instanceof Number y) {
+            double diff = Math.abs(x.doubleValue() - y.doubleValue());
+            r.largestDifference = Math.max(r.largestDifference, diff);
+            double tolerance =
+                    a instanceof Float || b instanceof Float
+                            ? Math.abs(y.doubleValue()) * 1e-6
+                            : a instanceof Double || b instanceof Double
+                                    ? Math.abs(y.doubleValue()) * 1e-9
+                                    : 0;
+            if (diff > tolerance) {
+                r.mismatched++;
+            }
+        } else if (a == null ? b != null : !a.equals(b)) {
+            r.mismatched++;
+        }
+    }
+
+    private static List<Path> hoursWithin(Path tableDir, long from, long to) throws IOException {
+        List<Path> hours = new ArrayList<>();
+        if (!Files.isDirectory(tableDir)) {
+            return hours;
+        }
+        try (DirectoryStream<Path> days = Files.newDirectoryStream(tableDir, "dt=*")) {
+            for (Path day : days) {
+                try (DirectoryStream<Path> hrs = Files.newDirectoryStream(day, "hr=*")) {
+                    for (Path h : hrs) {
+                        long start =
+                                HourPartitioner.parse(day.getFileName() + "/" + h.getFileName());
+                        if (start + HourPartitioner.hourMillis() > from && start < to) {
+                            hours.add(h);
+                        }
+                    }
+                }
+            }
+        }
+        hours.sort(null);
+        return hours;
+    }
+
+    /** A random key of a random bucket file of the hour. */
+    private static String someEntity(Path hour, TableConfig table, SplittableRandom random)
+            throws IOException {
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(hour, "*.parquet")) {
+            ds.forEach(files::add);
+        }
+        if (files.isEmpty()) {
+            return null;
+        }
+        files.sort(null);
+        List<String> keys = new ArrayList<>();
+        try (ParquetReader<GenericRecord> reader =
+                AvroParquetReader.<GenericRecord>builder(
+                                new LocalInputFile(files.get(random.nextInt(files.size()))),
+                                new PlainParquetConfiguration())
+                        .withDataModel(GenericData.get())
+                        .build()) {
+            GenericRecord r;
+            while ((r = reader.read()) != null) {
+                keys.add(String.valueOf(r.get(table.key())));
+            }
+        }
+        return keys.isEmpty() ? null : keys.get(random.nextInt(keys.size()));
+    }
+}

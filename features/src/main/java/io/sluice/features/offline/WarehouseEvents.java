@@ -1,0 +1,104 @@
+package io.sluice.features.offline;
+
+import io.sluice.config.TableConfig;
+import io.sluice.features.agg.EventEntry;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.ingest.HourPartitioner;
+import io.sluice.warehouse.HiveBucketing;
+import io.sluice.warehouse.WarehouseSchema;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.LogicalTypes;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.parquet.avro.AvroParquetReader;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.filter2.predicate.FilterApi;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.api.Binary;
+
+/**
+ * An entity's accepted events read back from the warehouse: only the hours a time range touches,
+ * and in each only the entity's bucket file (the Hive bucketing contract), with a Parquet filter on
+ * the key so row groups and pages without it are skipped (statistics and bloom filters).
+ */
+public final class WarehouseEvents {
+
+    private final TableConfig table;
+    private final Path tableDir;
+
+    /** Divides the warehouse's event time into epoch millis (timestamp-micros: 1000). */
+    private final long toMillis;
+
+    /**
+     * @param warehouseTable {@code <root>/warehouse/<table>}
+     */
+    public WarehouseEvents(TableConfig table, Path warehouseTable) {
+        this.table = table;
+        this.tableDir = warehouseTable;
+        this.toMillis =
+                WarehouseSchema.of(table.schema())
+                                        .schema()
+                                        .getField(table.eventTime())
+                                        .schema()
+                                        .getLogicalType()
+                                instanceof LogicalTypes.TimestampMicros
+                        ? 1000L
+                        : 1L;
+    }
+
+    /**
+     * The entity's events with {@code from <= ts < to} (epoch millis), as {@code view} keeps them.
+     */
+    public List<EventEntry> events(ViewDef view, String entity, long from, long to)
+            throws IOException {
+        List<EventEntry> events = new ArrayList<>();
+        String prefix = String.format("%06d_0_", HiveBucketing.bucket(entity, table.buckets()));
+        long hour = HourPartitioner.hourMillis();
+        for (long h = Math.floorDiv(from, hour) * hour; h < to; h += hour) {
+            Path dir = tableDir.resolve(HourPartitioner.partition(h));
+            if (!Files.isDirectory(dir)) {
+                continue;
+            }
+            try (DirectoryStream<Path> files =
+                    Files.newDirectoryStream(dir, prefix + "*.parquet")) {
+                for (Path file : files) {
+                    read(file, view, entity, from, to, events);
+                }
+            }
+        }
+        return events;
+    }
+
+    private void read(
+            Path file, ViewDef view, String entity, long from, long to, List<EventEntry> out)
+            throws IOException {
+        try (ParquetReader<GenericRecord> reader =
+                AvroParquetReader.<GenericRecord>builder(
+                                new LocalInputFile(file), new PlainParquetConfiguration())
+                        .withDataModel(GenericData.get())
+                        .withFilter(
+                                FilterCompat.get(
+                                        FilterApi.eq(
+                                                FilterApi.binaryColumn(table.key()),
+                                                Binary.fromString(entity))))
+                        .build()) {
+            GenericRecord r;
+            while ((r = reader.read()) != null) {
+                if (!entity.equals(String.valueOf(r.get(table.key())))) {
+                    continue; // the filter skips groups and pages; rows are checked here
+                }
+                long ts = Math.floorDiv((Long) r.get(table.eventTime()), toMillis);
+                if (ts >= from && ts < to) {
+                    out.add(view.entry(r, String.valueOf(r.get(table.id())), ts));
+                }
+            }
+        }
+    }
+}
