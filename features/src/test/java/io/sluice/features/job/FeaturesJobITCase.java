@@ -12,17 +12,12 @@ import io.sluice.features.online.LocalRedis;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
-import io.sluice.generate.Generator;
-import io.sluice.generate.GeneratorOptions;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import io.sluice.testing.Topics;
 import java.net.URI;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -149,15 +144,7 @@ class FeaturesJobITCase {
         for (TableConfig t : config.tables()) {
             KAFKA.broker().createTopics(2, t.topic());
         }
-        List<GeneratedRecord> generated = new ArrayList<>();
-        new Generator(
-                        config.tables(),
-                        GeneratorOptions.defaults(4_000, 23)
-                                .withStart(
-                                        Instant.now()
-                                                .truncatedTo(ChronoUnit.HOURS)
-                                                .minus(5, ChronoUnit.HOURS)))
-                .run(generated::add);
+        List<GeneratedRecord> generated = Expected.stream(config, 4_000, 23);
         Topics.send(
                 KAFKA.bootstrap(),
                 generated.stream()

@@ -14,8 +14,6 @@ import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.LogCapture;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
-import io.sluice.generate.Generator;
-import io.sluice.generate.GeneratorOptions;
 import io.sluice.ingest.IngestJob;
 import io.sluice.ingest.ParsingDeserializer;
 import io.sluice.testing.Await;
@@ -26,8 +24,6 @@ import io.sluice.testing.Topics;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +58,7 @@ class FeaturesJobRecoveryITCase {
     @Test
     void aTaskFailureInTheMiddleStillEndsWithExactValues() throws Exception {
         SluiceConfig config = purchasesOnly(null);
-        List<GeneratedRecord> generated = generate(config);
+        List<GeneratedRecord> generated = Expected.stream(config, 3_000, 31);
         try (Run run = new Run(config, generated.size())) {
             List<GeneratedRecord> firstHalf = generated.subList(0, generated.size() / 2);
             run.send(firstHalf);
@@ -81,7 +77,7 @@ class FeaturesJobRecoveryITCase {
         try (LocalRedis redis = new LocalRedis(root.resolve("redis"));
                 LogCapture log = new LogCapture(OnlineSink.class)) {
             SluiceConfig config = purchasesOnly(redis);
-            List<GeneratedRecord> generated = generate(config);
+            List<GeneratedRecord> generated = Expected.stream(config, 3_000, 31);
             try (Run run = new Run(config, generated.size())) {
                 List<GeneratedRecord> firstHalf = generated.subList(0, generated.size() / 2);
                 run.send(firstHalf);
@@ -126,19 +122,6 @@ class FeaturesJobRecoveryITCase {
                 shop.featureViews().stream()
                         .filter(v -> v.name().equals("user_purchases"))
                         .toList());
-    }
-
-    private static List<GeneratedRecord> generate(SluiceConfig config) {
-        List<GeneratedRecord> generated = new ArrayList<>();
-        new Generator(
-                        config.tables(),
-                        GeneratorOptions.defaults(3_000, 31)
-                                .withStart(
-                                        Instant.now()
-                                                .truncatedTo(ChronoUnit.HOURS)
-                                                .minus(5, ChronoUnit.HOURS)))
-                .run(generated::add);
-        return generated;
     }
 
     /** The features job for the one view, bounded at the stream's last offset, running async. */

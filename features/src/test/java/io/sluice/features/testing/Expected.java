@@ -1,6 +1,7 @@
 package io.sluice.features.testing;
 
 import io.sluice.config.FeatureViewConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.Event;
 import io.sluice.event.EventParser;
@@ -8,9 +9,13 @@ import io.sluice.event.InvalidEventException;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.generate.GeneratedRecord;
+import io.sluice.generate.Generator;
+import io.sluice.generate.GeneratorOptions;
 import io.sluice.ingest.IngestJob;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -25,6 +30,23 @@ import org.apache.avro.io.DecoderFactory;
 public final class Expected {
 
     private Expected() {}
+
+    /**
+     * A seeded stream for the config's tables over the five hours before the current one, with the
+     * generator's default duplicates, invalid and late records.
+     */
+    public static List<GeneratedRecord> stream(SluiceConfig config, long events, long seed) {
+        List<GeneratedRecord> generated = new ArrayList<>();
+        new Generator(
+                        config.tables(),
+                        GeneratorOptions.defaults(events, seed)
+                                .withStart(
+                                        Instant.now()
+                                                .truncatedTo(ChronoUnit.HOURS)
+                                                .minus(5, ChronoUnit.HOURS)))
+                .run(generated::add);
+        return generated;
+    }
 
     /** The generator's valid records of the view's table, once per id, by entity. */
     public static Map<String, List<EventEntry>> events(
