@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code sluice bench}: the benchmarks behind docs/benchmarks.md. */
@@ -21,6 +22,32 @@ import picocli.CommandLine.Option;
             BenchCommand.Features.class
         })
 final class BenchCommand {
+
+    /** A benchmark run in a temporary directory, its section written to {@code --report}. */
+    interface Benchmark {
+        String run(Path work) throws Exception;
+    }
+
+    /** The {@code --report} option every benchmark shares, and how a run ends up in it. */
+    static final class Report {
+        @Option(
+                names = "--report",
+                defaultValue = "docs/benchmarks.md",
+                description = "Markdown file to update (default ${DEFAULT-VALUE}).")
+        Path file;
+
+        int write(String section, Benchmark benchmark) throws Exception {
+            Path work = Files.createTempDirectory("sluice-bench-" + section + "-");
+            try {
+                String text = benchmark.run(work);
+                BenchmarkReport.update(file, section, text);
+                System.out.println(text);
+            } finally {
+                org.apache.flink.util.FileUtils.deleteDirectory(work.toFile());
+            }
+            return 0;
+        }
+    }
 
     @Command(
             name = "ingest",
@@ -48,11 +75,7 @@ final class BenchCommand {
                 description = "Job parallelism and topic partitions (default ${DEFAULT-VALUE}).")
         int parallelism;
 
-        @Option(
-                names = "--report",
-                defaultValue = "docs/benchmarks.md",
-                description = "Markdown file to update (default ${DEFAULT-VALUE}).")
-        Path report;
+        @Mixin Report report;
 
         @Override
         public Integer call() throws Exception {
@@ -60,11 +83,9 @@ final class BenchCommand {
                 throw new IllegalArgumentException(
                         "--events, --runs and --parallelism must be at least 1");
             }
-            Path work = Files.createTempDirectory("sluice-bench-");
-            String section = new IngestBenchmark(events, runs, parallelism, System.out).run(work);
-            BenchmarkReport.update(report, "ingest", section);
-            System.out.println(section);
-            return 0;
+            return report.write(
+                    "ingest",
+                    work -> new IngestBenchmark(events, runs, parallelism, System.out).run(work));
         }
     }
 
@@ -88,11 +109,7 @@ final class BenchCommand {
                 description = "Runs of each side; medians are reported (default ${DEFAULT-VALUE}).")
         int runs;
 
-        @Option(
-                names = "--report",
-                defaultValue = "docs/benchmarks.md",
-                description = "Markdown file to update (default ${DEFAULT-VALUE}).")
-        Path report;
+        @Mixin Report report;
 
         @Override
         public Integer call() throws Exception {
@@ -100,15 +117,8 @@ final class BenchCommand {
                 throw new IllegalArgumentException(
                         "--events must be at least 1000 and --runs at least 1");
             }
-            Path work = Files.createTempDirectory("sluice-bench-compact-");
-            try {
-                String section = new CompactionBenchmark(events, runs, System.out).run(work);
-                BenchmarkReport.update(report, "compact", section);
-                System.out.println(section);
-            } finally {
-                org.apache.flink.util.FileUtils.deleteDirectory(work.toFile());
-            }
-            return 0;
+            return report.write(
+                    "compact", work -> new CompactionBenchmark(events, runs, System.out).run(work));
         }
     }
 
@@ -152,11 +162,7 @@ final class BenchCommand {
                 description = "How long the freshness load runs (default ${DEFAULT-VALUE}).")
         int seconds;
 
-        @Option(
-                names = "--report",
-                defaultValue = "docs/benchmarks.md",
-                description = "Markdown file to update (default ${DEFAULT-VALUE}).")
-        Path report;
+        @Mixin Report report;
 
         @Override
         public Integer call() throws Exception {
@@ -165,23 +171,17 @@ final class BenchCommand {
                         "--events, --runs, --parallelism and --rate must be at least 1, --seconds"
                                 + " at least 10");
             }
-            Path work = Files.createTempDirectory("sluice-bench-features-");
-            try {
-                String section =
-                        new FeaturesBenchmark(
-                                        events,
-                                        runs,
-                                        parallelism,
-                                        rate,
-                                        java.time.Duration.ofSeconds(seconds),
-                                        System.out)
-                                .run(work);
-                BenchmarkReport.update(report, "features", section);
-                System.out.println(section);
-            } finally {
-                org.apache.flink.util.FileUtils.deleteDirectory(work.toFile());
-            }
-            return 0;
+            return report.write(
+                    "features",
+                    work ->
+                            new FeaturesBenchmark(
+                                            events,
+                                            runs,
+                                            parallelism,
+                                            rate,
+                                            java.time.Duration.ofSeconds(seconds),
+                                            System.out)
+                                    .run(work));
         }
     }
 }
