@@ -21,22 +21,46 @@ public final class LandingEdits {
     public static void addLatePurchase(Path root, TableConfig purchases, String hour, String id)
             throws IOException {
         Schema schema = purchases.schema();
+        GenericRecord r =
+                purchase(
+                        schema,
+                        id,
+                        HourPartitioner.parse(hour) + 1_000,
+                        "user-late-" + id,
+                        2.5f,
+                        "WEB",
+                        "DE");
+        writeAvro(
+                hourDir(root, purchases, hour).resolve("part-" + id + ".avro"), schema, List.of(r));
+        republish(root, purchases, hour);
+    }
+
+    /**
+     * A purchase record of {@code schema} (the current Purchase schema or a released one, which may
+     * lack later fields), with fixed values for the fields tests do not look at.
+     */
+    public static GenericRecord purchase(
+            Schema schema,
+            String id,
+            long eventTime,
+            String user,
+            float price,
+            String device,
+            String country) {
         GenericData.Record r = new GenericData.Record(schema);
         r.put("event_id", id);
-        r.put("event_time", HourPartitioner.parse(hour) + 1_000);
-        r.put("user_id", "user-late-" + id);
+        r.put("event_time", eventTime);
+        r.put("user_id", user);
         r.put("session_id", "s");
         r.put("order_id", "o");
         r.put("item_id", "i");
         r.put("category", "c");
-        r.put("price", 2.5f);
+        r.put("price", price);
         r.put("quantity", 1);
         r.put("payment_method", "card");
-        r.put("device", new GenericData.EnumSymbol(schema.getField("device").schema(), "WEB"));
-        r.put("country", "DE");
-        writeAvro(
-                hourDir(root, purchases, hour).resolve("part-" + id + ".avro"), schema, List.of(r));
-        republish(root, purchases, hour);
+        r.put("device", new GenericData.EnumSymbol(schema.getField("device").schema(), device));
+        r.put("country", country);
+        return r;
     }
 
     /** Writes an Avro container file with the given writer schema. */

@@ -366,24 +366,9 @@ class HourCompactorTest {
     private void writeOldSchemaFile(Path file, org.apache.avro.Schema v1) throws IOException {
         List<GenericRecord> records = new java.util.ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            org.apache.avro.generic.GenericData.Record r =
-                    new org.apache.avro.generic.GenericData.Record(v1);
-            r.put("event_id", "v1-" + i);
-            r.put("event_time", START.toEpochMilli() + i);
-            r.put("user_id", "user-v1");
-            r.put("session_id", "s");
-            r.put("order_id", "o");
-            r.put("item_id", "i");
-            r.put("category", "c");
-            r.put("price", 1.5f);
-            r.put("quantity", 1);
-            r.put("payment_method", "card");
-            r.put(
-                    "device",
-                    new org.apache.avro.generic.GenericData.EnumSymbol(
-                            v1.getField("device").schema(), "IOS"));
-            r.put("country", "FR");
-            records.add(r);
+            records.add(
+                    LandingEdits.purchase(
+                            v1, "v1-" + i, START.toEpochMilli() + i, "user-v1", 1.5f, "IOS", "FR"));
         }
         LandingEdits.writeAvro(file, v1, records);
     }
