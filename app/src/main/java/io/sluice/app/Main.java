@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
             FeaturesCommand.class,
             GetCommand.class,
             CheckCommand.class,
+            TrainingSetCommand.class,
             GenerateCommand.class,
             BenchCommand.class
         })

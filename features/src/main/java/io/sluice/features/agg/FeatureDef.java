@@ -3,6 +3,7 @@ package io.sluice.features.agg;
 import io.sluice.config.Aggregation;
 import io.sluice.config.FeatureType;
 import java.io.Serializable;
+import org.apache.avro.Schema;
 
 /**
  * A feature as the aggregation library sees it.
@@ -21,4 +22,17 @@ public record FeatureDef(
         long windowMillis,
         FeatureType type,
         boolean fractional)
-        implements Serializable {}
+        implements Serializable {
+
+    /** The Avro (and so Parquet) type of its values, narrowest as declared: float stays float. */
+    public Schema valueSchema() {
+        return Schema.create(
+                switch (type) {
+                    case INT -> Schema.Type.INT;
+                    case LONG -> Schema.Type.LONG;
+                    case FLOAT -> Schema.Type.FLOAT;
+                    case DOUBLE -> Schema.Type.DOUBLE;
+                    case STRING -> Schema.Type.STRING;
+                });
+    }
+}

@@ -11,11 +11,16 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.avro.LogicalTypes;
+import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.parquet.avro.AvroParquetReader;
+import org.apache.parquet.avro.AvroReadSupport;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.predicate.FilterApi;
@@ -74,6 +79,68 @@ public final class WarehouseEvents {
             }
         }
         return events;
+    }
+
+    /** The file of {@code bucket} in the hour starting at {@code hourStart}, if there is one. */
+    public Path bucketFile(long hourStart, int bucket) throws IOException {
+        Path dir = tableDir.resolve(HourPartitioner.partition(hourStart));
+        if (!Files.isDirectory(dir)) {
+            return null;
+        }
+        try (DirectoryStream<Path> files =
+                Files.newDirectoryStream(dir, String.format("%06d_0_*.parquet", bucket))) {
+            for (Path file : files) {
+                return file; // one file per (hour, bucket) by the warehouse contract
+            }
+        }
+        return null;
+    }
+
+    /** Receives the events of a scan. */
+    public interface EventSink {
+        void accept(String entity, EventEntry event);
+    }
+
+    /**
+     * Every event of {@code file} whose entity {@code keep} accepts, reading only the key, id, time
+     * and the columns {@code view} aggregates.
+     *
+     * @return the rows read
+     */
+    public long scan(Path file, ViewDef view, Predicate<String> keep, EventSink sink)
+            throws IOException {
+        Schema full = WarehouseSchema.of(table.schema()).schema();
+        List<Schema.Field> fields = new ArrayList<>();
+        Set<String> names = new LinkedHashSet<>();
+        names.add(table.key());
+        names.add(table.id());
+        names.add(table.eventTime());
+        names.addAll(view.fields());
+        for (String name : names) {
+            Schema.Field f = full.getField(name);
+            fields.add(new Schema.Field(f.name(), f.schema(), f.doc(), f.defaultVal()));
+        }
+        Schema projection =
+                Schema.createRecord(
+                        full.getName(), full.getDoc(), full.getNamespace(), false, fields);
+        PlainParquetConfiguration conf = new PlainParquetConfiguration();
+        conf.set(AvroReadSupport.AVRO_REQUESTED_PROJECTION, projection.toString());
+        long rows = 0;
+        try (ParquetReader<GenericRecord> reader =
+                AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), conf)
+                        .withDataModel(GenericData.get())
+                        .build()) {
+            GenericRecord r;
+            while ((r = reader.read()) != null) {
+                rows++;
+                String entity = String.valueOf(r.get(table.key()));
+                if (keep.test(entity)) {
+                    long ts = Math.floorDiv((Long) r.get(table.eventTime()), toMillis);
+                    sink.accept(entity, view.entry(r, String.valueOf(r.get(table.id())), ts));
+                }
+            }
+        }
+        return rows;
     }
 
     private void read(

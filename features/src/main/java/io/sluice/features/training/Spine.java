@@ -1,0 +1,216 @@
+package io.sluice.features.training;
+
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvParser;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.avro.LogicalType;
+import org.apache.avro.LogicalTypes;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.parquet.avro.AvroParquetReader;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.io.LocalInputFile;
+
+/**
+ * A training set's spine: rows of (entity key, timestamp, labels…), read from Parquet (columns keep
+ * their types) or CSV with a header (every column is text). Its rows pass into the training set
+ * unchanged.
+ *
+ * @param file where it was read from
+ * @param schema its columns
+ * @param rows its rows, in file order
+ */
+public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    /** Reads a {@code .parquet} or {@code .csv} spine. */
+    public static Spine read(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("--spine: no such file: " + file);
+        }
+        String name = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+        if (name.endsWith(".parquet")) {
+            return parquet(file);
+        }
+        if (name.endsWith(".csv")) {
+            return csv(file);
+        }
+        throw new IllegalArgumentException(
+                "--spine: " + file + " must be a .parquet or a .csv file (with a header row)");
+    }
+
+    private static Spine parquet(Path file) throws IOException {
+        List<GenericRecord> rows = new ArrayList<>();
+        Schema schema = null;
+        try (ParquetReader<GenericRecord> reader =
+                AvroParquetReader.<GenericRecord>builder(
+                                new LocalInputFile(file), new PlainParquetConfiguration())
+                        .withDataModel(GenericData.get())
+                        .build()) {
+            GenericRecord r;
+            while ((r = reader.read()) != null) {
+                schema = r.getSchema();
+                rows.add(r);
+            }
+        }
+        if (schema == null) {
+            throw new IllegalArgumentException("--spine: " + file + " has no rows");
+        }
+        return new Spine(file, schema, rows);
+    }
+
+    private static Spine csv(Path file) throws IOException {
+        CsvMapper mapper = new CsvMapper();
+        mapper.enable(CsvParser.Feature.WRAP_AS_ARRAY);
+        List<String[]> lines = new ArrayList<>();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
+                MappingIterator<String[]> it = mapper.readerFor(String[].class).readValues(in)) {
+            while (it.hasNext()) {
+                lines.add(it.next());
+            }
+        }
+        if (lines.isEmpty()) {
+            throw new IllegalArgumentException("--spine: " + file + " is empty (no header row)");
+        }
+        String[] header = lines.get(0);
+        List<Schema.Field> fields = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (String column : header) {
+            String c = column.trim();
+            if (!NAME.matcher(c).matches() || !seen.add(c)) {
+                throw new IllegalArgumentException(
+                        "--spine: "
+                                + file
+                                + ": column name '"
+                                + column
+                                + "' must be unique and match [A-Za-z_][A-Za-z0-9_]*");
+            }
+            fields.add(new Schema.Field(c, Schema.create(Schema.Type.STRING)));
+        }
+        Schema schema = Schema.createRecord("spine", null, "io.sluice.training", false, fields);
+        List<GenericRecord> rows = new ArrayList<>(lines.size() - 1);
+        for (int i = 1; i < lines.size(); i++) {
+            String[] line = lines.get(i);
+            if (line.length == 1 && line[0].isEmpty()) {
+                continue; // a blank line
+            }
+            if (line.length != header.length) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "--spine: %s line %d has %d fields, the header %d",
+                                file, i + 1, line.length, header.length));
+            }
+            GenericData.Record r = new GenericData.Record(schema);
+            for (int c = 0; c < line.length; c++) {
+                r.put(c, line[c]);
+            }
+            rows.add(r);
+        }
+        return new Spine(file, schema, rows);
+    }
+
+    /** The column called {@code name}, or an error that names it and lists the columns. */
+    public Schema.Field column(String name, String what) {
+        Schema.Field f = schema.getField(name);
+        if (f == null) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "--spine: %s has no column '%s' (%s); its columns: %s",
+                            file,
+                            name,
+                            what,
+                            String.join(
+                                    ", ",
+                                    schema.getFields().stream().map(Schema.Field::name).toList())));
+        }
+        return f;
+    }
+
+    /**
+     * Row {@code row}'s time in {@code column} as epoch millis, rounded up: an event at {@code ts}
+     * is before {@code t} exactly when {@code ts < } this. Accepts Avro timestamp types, integers
+     * (epoch millis), and text as an ISO instant ({@code 2026-11-21T10:15:00Z}) or a UTC date-time
+     * ({@code 2026-11-21 10:15:00[.fff]}).
+     */
+    public long millis(int row, Schema.Field column) {
+        Object v = rows.get(row).get(column.pos());
+        if (v == null) {
+            throw new IllegalArgumentException(
+                    String.format("--spine: row %d has no %s (null)", row + 1, column.name()));
+        }
+        if (v instanceof Long || v instanceof Integer) {
+            long n = ((Number) v).longValue();
+            LogicalType type = nonNull(column.schema()).getLogicalType();
+            if (type instanceof LogicalTypes.TimestampMicros
+                    || type instanceof LogicalTypes.LocalTimestampMicros) {
+                return Math.floorDiv(n + 999, 1000);
+            }
+            if (type instanceof LogicalTypes.TimestampNanos
+                    || type instanceof LogicalTypes.LocalTimestampNanos) {
+                return Math.floorDiv(n + 999_999, 1_000_000);
+            }
+            return n;
+        }
+        String text = v.toString().trim();
+        try {
+            if (text.endsWith("Z") || text.matches(".*[+-]\\d\\d:\\d\\d$")) {
+                Instant i = Instant.parse(text.replace(' ', 'T'));
+                return ceilMillis(i);
+            }
+            if (text.matches("-?\\d+")) {
+                return Long.parseLong(text);
+            }
+            return ceilMillis(
+                    LocalDateTime.parse(text.replace(' ', 'T')).toInstant(ZoneOffset.UTC));
+        } catch (DateTimeParseException | NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "--spine: row %d: %s '%s' is not a timestamp (ISO instant, UTC"
+                                    + " 'yyyy-MM-dd HH:mm:ss', or epoch millis)",
+                            row + 1, column.name(), text));
+        }
+    }
+
+    /** Row {@code row}'s entity key as text; an error if it is null. */
+    public String key(int row, Schema.Field column) {
+        Object v = rows.get(row).get(column.pos());
+        if (v == null) {
+            throw new IllegalArgumentException(
+                    String.format("--spine: row %d has no %s (null)", row + 1, column.name()));
+        }
+        return v.toString();
+    }
+
+    private static long ceilMillis(Instant i) {
+        return Math.multiplyExact(i.getEpochSecond(), 1000L) + (i.getNano() + 999_999) / 1_000_000;
+    }
+
+    static Schema nonNull(Schema schema) {
+        if (schema.getType() != Schema.Type.UNION) {
+            return schema;
+        }
+        for (Schema branch : schema.getTypes()) {
+            if (branch.getType() != Schema.Type.NULL) {
+                return branch;
+            }
+        }
+        return schema;
+    }
+}
