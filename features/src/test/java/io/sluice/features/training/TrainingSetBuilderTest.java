@@ -1,0 +1,430 @@
+package io.sluice.features.training;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.sluice.config.FeatureViewConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.features.agg.EventEntry;
+import io.sluice.features.agg.FeatureDef;
+import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.Status;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.features.online.FeatureReader.FeatureRef;
+import io.sluice.features.testing.Definition;
+import io.sluice.features.testing.Expected;
+import io.sluice.generate.GeneratedRecord;
+import io.sluice.generate.Generator;
+import io.sluice.generate.GeneratorOptions;
+import io.sluice.generate.LandingHours;
+import io.sluice.ingest.HourManifest;
+import io.sluice.testing.DuckDb;
+import io.sluice.testing.TestConfigs;
+import io.sluice.warehouse.HiveBucketing;
+import io.sluice.warehouse.HourCompactor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import org.apache.avro.LogicalTypes;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.io.LocalOutputFile;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The training-set builder over a real warehouse (generated landing hours with duplicates and late
+ * events, compacted by {@link HourCompactor}), read back by DuckDB and checked against the
+ * brute-force definition over the generator's accepted events.
+ */
+class TrainingSetBuilderTest {
+
+    private static final Instant START = Instant.parse("2026-11-20T00:00:00Z");
+    private static final long HOUR = 3_600_000;
+
+    @TempDir static Path root;
+
+    static SluiceConfig config;
+    static FeatureViewConfig view;
+    static TableConfig table;
+    static Map<String, List<EventEntry>> events;
+    static List<String> entities;
+
+    @BeforeAll
+    static void warehouse() throws IOException {
+        config = TestConfigs.shop(root, "localhost:9", "ts");
+        view = config.featureView("user_purchases").orElseThrow();
+        table = config.table(view.source()).orElseThrow();
+        GeneratorOptions options = GeneratorOptions.defaults(6_000, 21).withStart(START);
+        LandingHours.write(root, table, options, 2, true);
+        HourCompactor compactor = new HourCompactor(table, root);
+        for (String hour : compactor.pending(Optional.empty(), Optional.empty(), false)) {
+            assertThat(compactor.compact(hour, false).outcome())
+                    .isEqualTo(HourCompactor.Outcome.COMPACTED);
+        }
+        List<GeneratedRecord> generated = new ArrayList<>();
+        new Generator(List.of(table), options).run(generated::add);
+        events = Expected.events(view, table, generated);
+        entities = new ArrayList<>(new TreeSet<>(events.keySet()));
+    }
+
+    /** A Parquet spine of (user_id, event_timestamp as timestamp-micros, label) rows. */
+    private static Path spine(String name, long seed, int rows) throws IOException {
+        Schema schema =
+                new Schema.Parser()
+                        .parse(
+                                "{\"type\":\"record\",\"name\":\"spine\",\"fields\":["
+                                        + "{\"name\":\"user_id\",\"type\":\"string\"},"
+                                        + "{\"name\":\"event_timestamp\",\"type\":{\"type\":"
+                                        + "\"long\",\"logicalType\":\"timestamp-micros\"}},"
+                                        + "{\"name\":\"label\",\"type\":\"int\"}]}");
+        assertThat(schema.getField("event_timestamp").schema().getLogicalType())
+                .isInstanceOf(LogicalTypes.TimestampMicros.class);
+        SplittableRandom random = new SplittableRandom(seed);
+        Path file = root.resolve(name);
+        try (ParquetWriter<GenericRecord> w =
+                AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+                        .withConf(new PlainParquetConfiguration())
+                        .withDataModel(GenericData.get())
+                        .withSchema(schema)
+                        .build()) {
+            for (int i = 0; i < rows; i++) {
+                GenericData.Record r = new GenericData.Record(schema);
+                String entity =
+                        i % 50 == 0 ? "nobody" : entities.get(random.nextInt(entities.size()));
+                long t;
+                List<EventEntry> own = events.getOrDefault(entity, List.of());
+                if (i % 4 == 0 && !own.isEmpty()) {
+                    // Exactly at one of its events: that event must not count (no leakage).
+                    t = own.get(random.nextInt(own.size())).ts() * 1000;
+                } else {
+                    t =
+                            (START.toEpochMilli() - HOUR + random.nextLong(9 * HOUR)) * 1000
+                                    + random.nextInt(1000);
+                }
+                r.put("user_id", entity);
+                r.put("event_timestamp", t);
+                r.put("label", i);
+                w.write(r);
+            }
+        }
+        return file;
+    }
+
+    private static List<FeatureRef> allFeatures() {
+        return view.features().stream().map(f -> new FeatureRef(view.name(), f.name())).toList();
+    }
+
+    @Test
+    void shouldEqualTheDefinitionAtEachRowsTimeWithTheSpineUnchanged() throws IOException {
+        Path spine = spine("spine.parquet", 1, 600);
+        // Request the features in an order other than the config's.
+        List<FeatureRef> refs = new ArrayList<>(allFeatures());
+        java.util.Collections.reverse(refs);
+        TrainingSetBuilder.Result result =
+                new TrainingSetBuilder(config, 2)
+                        .build(
+                                new TrainingSetBuilder.Request(
+                                        spine, refs, "event_timestamp", Optional.empty(), true));
+        assertThat(result.reused()).isFalse();
+        assertThat(result.rows()).isEqualTo(600);
+
+        ViewDef def = ViewDef.of(view, table);
+        try (DuckDb duck = new DuckDb()) {
+            List<String> columns =
+                    duck
+                            .rows("describe select * from read_parquet('" + result.data() + "')")
+                            .stream()
+                            .map(r -> (String) r.get("column_name"))
+                            .toList();
+            List<String> want = new ArrayList<>(List.of("user_id", "event_timestamp", "label"));
+            refs.forEach(r -> want.add(r.view() + "__" + r.feature()));
+            refs.forEach(r -> want.add(r.view() + "__" + r.feature() + "__status"));
+            assertThat(columns).isEqualTo(want);
+
+            List<Map<String, Object>> rows =
+                    duck.rows(
+                            "select *, epoch_us(event_timestamp) as t_us from read_parquet('"
+                                    + result.data()
+                                    + "')");
+            assertThat(rows).hasSize(600);
+            long nonEmpty = 0;
+            for (int i = 0; i < rows.size(); i++) {
+                Map<String, Object> row = rows.get(i);
+                assertThat(row.get("label")).isEqualTo(i); // spine order, labels unchanged
+                String entity = (String) row.get("user_id");
+                long t = Math.floorDiv(((Number) row.get("t_us")).longValue() + 999, 1000);
+                for (FeatureRef ref : refs) {
+                    FeatureDef f = def.feature(ref.feature());
+                    FeatureValue expected =
+                            Definition.value(
+                                    f, def.tileMillis(), t, events.getOrDefault(entity, List.of()));
+                    String column = ref.view() + "__" + ref.feature();
+                    String what = column + " of " + entity + " at " + t;
+                    assertThat(row.get(column + "__status"))
+                            .as(what)
+                            .isEqualTo(expected.status().name());
+                    assertSameValue(what, expected.value(), row.get(column));
+                    if (expected.status() == Status.OK && !"nobody".equals(entity)) {
+                        nonEmpty++;
+                    }
+                }
+            }
+            assertThat(nonEmpty).isGreaterThan(1_000);
+        }
+    }
+
+    static void assertSameValue(String what, Object want, Object got) {
+        if (want == null) {
+            assertThat(got).as(what).isNull();
+        } else if (want instanceof Double d) {
+            assertThat(((Number) got).doubleValue())
+                    .as(what)
+                    .isCloseTo(d, within(Math.abs(d) * 1e-9 + 1e-12));
+        } else if (want instanceof Float f) {
+            assertThat(((Number) got).floatValue()).as(what).isEqualTo(f);
+        } else if (want instanceof Long l) {
+            assertThat(((Number) got).longValue()).as(what).isEqualTo(l);
+        } else if (want instanceof Integer n) {
+            assertThat(((Number) got).intValue()).as(what).isEqualTo(n);
+        } else {
+            assertThat(String.valueOf(got)).as(what).isEqualTo(want.toString());
+        }
+    }
+
+    @Test
+    void shouldReuseItsArtifactUntilAnInputChanges() throws IOException {
+        Path spine = spine("cached.parquet", 2, 100);
+        TrainingSetBuilder builder = new TrainingSetBuilder(config, 2);
+        TrainingSetBuilder.Request request = TrainingSetBuilder.Request.of(spine, allFeatures());
+        TrainingSetBuilder.Result first = builder.build(request);
+        TrainingSetBuilder.Result again = builder.build(request);
+        assertThat(first.reused()).isFalse();
+        assertThat(first.filesRead()).isNotEmpty();
+        assertThat(again.reused()).isTrue();
+        assertThat(again.filesRead()).isEmpty();
+        assertThat(again.digest()).isEqualTo(first.digest());
+        assertThat(again.data()).isEqualTo(first.data()).exists();
+
+        // Another feature list, another spine, or a changed warehouse hour: a new artifact.
+        TrainingSetBuilder.Result fewer =
+                builder.build(TrainingSetBuilder.Request.of(spine, allFeatures().subList(0, 2)));
+        assertThat(fewer.reused()).isFalse();
+        assertThat(fewer.digest()).isNotEqualTo(first.digest());
+        TrainingSetBuilder.Result otherSpine =
+                builder.build(
+                        TrainingSetBuilder.Request.of(
+                                spine("other.parquet", 3, 100), allFeatures()));
+        assertThat(otherSpine.digest()).isNotEqualTo(first.digest());
+
+        String hour = first.partitions().get(0).substring(table.name().length() + 1);
+        Path manifest =
+                root.resolve("warehouse")
+                        .resolve(table.name())
+                        .resolve(hour)
+                        .resolve(HourManifest.NAME);
+        String before = Files.readString(manifest);
+        try {
+            Files.writeString(manifest, before.replace("{", "{ "));
+            TrainingSetBuilder.Result changed = builder.build(request);
+            assertThat(changed.reused()).isFalse();
+            assertThat(changed.digest()).isNotEqualTo(first.digest());
+        } finally {
+            Files.writeString(manifest, before);
+        }
+    }
+
+    @Test
+    void shouldSampleTheSameEntitiesEveryTimeReadingOnlyTheirBuckets() throws IOException {
+        Path spine = spine("sampled.parquet", 4, 800);
+        TrainingSetBuilder builder = new TrainingSetBuilder(config, 2);
+        Sample sample = new Sample(0.2, 9);
+        Set<String> first = sampled(builder, spine, sample);
+        Set<String> second = sampled(builder, spine, sample);
+        assertThat(first).isNotEmpty().isEqualTo(second);
+        assertThat(sampled(builder, spine, new Sample(0.2, 10))).isNotEqualTo(first);
+
+        // 20% of 16 buckets: 3 whole buckets and part of a fourth; no other bucket's file is read.
+        List<Integer> buckets = sample.buckets(table.buckets());
+        assertThat(buckets).hasSize(4);
+        TrainingSetBuilder.Result result =
+                builder.build(
+                        new TrainingSetBuilder.Request(
+                                spine,
+                                allFeatures(),
+                                "event_timestamp",
+                                Optional.of(sample),
+                                false),
+                        false);
+        assertThat(result.filesRead()).isNotEmpty();
+        for (Path file : result.filesRead()) {
+            assertThat(buckets)
+                    .contains(Integer.parseInt(file.getFileName().toString().substring(0, 6)));
+        }
+        for (String entity : first) {
+            assertThat(buckets).contains(HiveBucketing.bucket(entity, table.buckets()));
+        }
+        // Every spine row of a selected entity is kept.
+        try (DuckDb duck = new DuckDb()) {
+            long rows =
+                    duck.count(
+                            "select count(*) from read_parquet('"
+                                    + spine
+                                    + "') where user_id in ('"
+                                    + String.join("','", first)
+                                    + "')");
+            assertThat(result.rows()).isEqualTo(rows);
+        }
+    }
+
+    private static Set<String> sampled(TrainingSetBuilder builder, Path spine, Sample sample)
+            throws IOException {
+        TrainingSetBuilder.Result result =
+                builder.build(
+                        new TrainingSetBuilder.Request(
+                                spine,
+                                allFeatures(),
+                                "event_timestamp",
+                                Optional.of(sample),
+                                false));
+        Set<String> out = new HashSet<>();
+        try (DuckDb duck = new DuckDb()) {
+            duck.rows("select distinct user_id from read_parquet('" + result.data() + "')")
+                    .forEach(r -> out.add((String) r.get("user_id")));
+        }
+        return out;
+    }
+
+    @Test
+    void shouldReadACsvSpineWithAnotherTimeColumn() throws IOException {
+        String entity = entities.get(0);
+        EventEntry event = events.get(entity).get(0);
+        Path csv = root.resolve("spine.csv");
+        Files.writeString(
+                csv,
+                "user_id,label,ts\n"
+                        + entity
+                        + ",yes,"
+                        + Instant.ofEpochMilli(event.ts())
+                        + "\n"
+                        + entity
+                        + ",no,"
+                        + Instant.ofEpochMilli(event.ts() + 1)
+                                .toString()
+                                .replace('T', ' ')
+                                .replace("Z", "")
+                        + "\n");
+        FeatureRef count = new FeatureRef(view.name(), "purchases_1h");
+        TrainingSetBuilder.Result result =
+                new TrainingSetBuilder(config, 1)
+                        .build(
+                                new TrainingSetBuilder.Request(
+                                        csv, List.of(count), "ts", Optional.empty(), false));
+        ViewDef def = ViewDef.of(view, table);
+        try (DuckDb duck = new DuckDb()) {
+            List<Map<String, Object>> rows =
+                    duck.rows("select * from read_parquet('" + result.data() + "')");
+            assertThat(rows).hasSize(2);
+            assertThat(rows.get(0).get("label")).isEqualTo("yes");
+            for (int i = 0; i < 2; i++) {
+                Object want =
+                        Definition.value(
+                                        def.feature("purchases_1h"),
+                                        def.tileMillis(),
+                                        event.ts() + i,
+                                        events.get(entity))
+                                .value();
+                assertSameValue("row " + i, want, rows.get(i).get("user_purchases__purchases_1h"));
+            }
+            // The event at exactly t is counted only from the next millisecond on.
+            assertThat(((Number) rows.get(1).get("user_purchases__purchases_1h")).longValue())
+                    .isGreaterThan(
+                            ((Number) rows.get(0).get("user_purchases__purchases_1h")).longValue());
+        }
+    }
+
+    @Test
+    void shouldNameWhatIsWrongWithARequest() throws IOException {
+        Path spine = spine("errors.parquet", 5, 10);
+        TrainingSetBuilder builder = new TrainingSetBuilder(config, 1);
+        assertThatThrownBy(
+                        () ->
+                                builder.build(
+                                        new TrainingSetBuilder.Request(
+                                                spine,
+                                                allFeatures(),
+                                                "label_time",
+                                                Optional.empty(),
+                                                false)))
+                .hasMessageContaining("label_time")
+                .hasMessageContaining("--timestamp-column");
+        assertThatThrownBy(
+                        () ->
+                                builder.build(
+                                        TrainingSetBuilder.Request.of(
+                                                spine,
+                                                List.of(FeatureRef.parse("user_purchases:nope")))))
+                .hasMessageContaining("nope")
+                .hasMessageContaining("spend_24h");
+        assertThatThrownBy(
+                        () ->
+                                builder.build(
+                                        TrainingSetBuilder.Request.of(
+                                                spine, List.of(FeatureRef.parse("nobody:x")))))
+                .hasMessageContaining("'nobody'");
+        Path csv = root.resolve("no-entity.csv");
+        Files.writeString(csv, "customer,event_timestamp\nu1,2026-11-20T01:00:00Z\n");
+        assertThatThrownBy(() -> builder.build(TrainingSetBuilder.Request.of(csv, allFeatures())))
+                .hasMessageContaining("user_id")
+                .hasMessageContaining("customer");
+        Path bad = root.resolve("bad-time.csv");
+        Files.writeString(bad, "user_id,event_timestamp\nu1,yesterday\n");
+        assertThatThrownBy(() -> builder.build(TrainingSetBuilder.Request.of(bad, allFeatures())))
+                .hasMessageContaining("row 1")
+                .hasMessageContaining("yesterday");
+    }
+
+    @Test
+    void shouldRefuseHoursThatAreOpenOrNotCompacted() throws IOException {
+        Path spine = spine("open.parquet", 6, 50);
+        TrainingSetBuilder builder = new TrainingSetBuilder(config, 1);
+        String hour = "dt=2026-11-20/hr=02";
+        Path rawManifest =
+                root.resolve("raw").resolve(table.name()).resolve(hour).resolve(HourManifest.NAME);
+        byte[] manifest = Files.readAllBytes(rawManifest);
+        try {
+            Files.delete(rawManifest);
+            assertThatThrownBy(
+                            () ->
+                                    builder.build(
+                                            TrainingSetBuilder.Request.of(spine, allFeatures())))
+                    .hasMessageContaining(hour)
+                    .hasMessageContaining("open");
+            Files.write(rawManifest, new String(manifest).replace("{", "{ ").getBytes());
+            assertThatThrownBy(
+                            () ->
+                                    builder.build(
+                                            TrainingSetBuilder.Request.of(spine, allFeatures())))
+                    .hasMessageContaining(hour)
+                    .hasMessageContaining("sluice compact");
+        } finally {
+            Files.write(rawManifest, manifest);
+        }
+    }
+}
