@@ -8,6 +8,10 @@ import io.sluice.config.FeatureConfig;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.OnlineStores;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.Landing;
 import io.sluice.testing.WarehouseCheck;
@@ -92,6 +96,10 @@ class DemoITCase {
 
         // `sluice get --json` against value(f, e, t) computed in SQL over the warehouse.
         assertThat(onlineAgreesWithWarehouseSql(config)).isGreaterThan(500);
+
+        // A training set for a spine it has never seen equals SQL over the warehouse and the
+        // online store read at each row's time; a repeat reuses it.
+        assertThat(trainingSetAgreesWithSqlAndOnline(config)).isGreaterThan(2_000);
 
         // The consistency check passes on the demo, and catches an online store that lost tiles.
         assertThat(json.get("consistency_checked").asLong()).isGreaterThanOrEqualTo(1_000);
@@ -191,6 +199,123 @@ class DemoITCase {
                             }
                             compared++;
                         }
+                    }
+                }
+            }
+        }
+        return compared;
+    }
+
+    private long trainingSetAgreesWithSqlAndOnline(SluiceConfig config) throws Exception {
+        long now = System.currentTimeMillis();
+        List<String> features = new ArrayList<>();
+        List<ViewDef> views = new ArrayList<>();
+        for (FeatureViewConfig view : config.featureViews()) {
+            views.add(ViewDef.of(view, config.table(view.source()).orElseThrow()));
+            view.features().forEach(f -> features.add(view.name() + ":" + f.name()));
+        }
+        Path spine = dir.resolve("spine.parquet");
+        Path out = dir.resolve("training.parquet");
+        long compared = 0;
+        try (DuckDb duck = new DuckDb()) {
+            // Random (entity, t) within the online store's retention: a third exactly at one of
+            // the entity's purchases, the rest at random times, and an entity never seen.
+            duck.execute("select setseed(0.25)");
+            duck.execute(
+                    "create table spine as select user_id, event_timestamp, row_number() over () as"
+                            + " label from (select user_id, case when random() < 0.33 then"
+                            + " event_time else to_timestamp("
+                            + (now / 1000)
+                            + " - random() * 6 * 3600) end as event_timestamp from"
+                            + " read_parquet('"
+                            + dir.resolve("warehouse/purchases")
+                            + "/*/*/*.parquet') using sample 250 rows (reservoir, 11)"
+                            + " union all select 'u-never-seen', to_timestamp("
+                            + (now / 1000 - 1800)
+                            + "))");
+            duck.execute("copy spine to '" + spine + "' (format parquet)");
+
+            String first =
+                    cli(
+                            "training-set",
+                            "--config",
+                            dir.resolve("sluice.yaml").toString(),
+                            "--spine",
+                            spine.toString(),
+                            "--features",
+                            String.join(",", features),
+                            "--out",
+                            out.toString());
+            assertThat(first).contains("built new artifact");
+            String digest = first.replaceAll("(?s).*artifact ([0-9a-f]{64}).*", "$1");
+            String second =
+                    cli(
+                            "training-set",
+                            "--config",
+                            dir.resolve("sluice.yaml").toString(),
+                            "--spine",
+                            spine.toString(),
+                            "--features",
+                            String.join(",", features),
+                            "--out",
+                            out.toString());
+            assertThat(second).contains("reused artifact " + digest);
+
+            List<Map<String, Object>> built =
+                    duck.rows(
+                            "select *, epoch_us(event_timestamp) as t_us from read_parquet('"
+                                    + out
+                                    + "')");
+            List<Map<String, Object>> sql =
+                    duck.rows(
+                            io.sluice.app.bench.TrainingSetSql.query(
+                                    config, spine, "event_timestamp", features));
+            assertThat(built).hasSize(251).hasSameSizeAs(sql);
+            try (OnlineStore store = OnlineStores.open(config.online())) {
+                FeatureReader online = new FeatureReader(store, views, () -> now);
+                List<FeatureReader.FeatureRef> refs =
+                        features.stream().map(FeatureReader.FeatureRef::parse).toList();
+                for (int i = 0; i < built.size(); i++) {
+                    Map<String, Object> row = built.get(i);
+                    assertThat(row.get("label")).isEqualTo(sql.get(i).get("label"));
+                    String entity = (String) row.get("user_id");
+                    long t = Math.floorDiv(((Number) row.get("t_us")).longValue() + 999, 1000);
+                    FeatureReader.Vector served = online.read(refs, List.of(entity), t).get(0);
+                    for (int f = 0; f < features.size(); f++) {
+                        String column = features.get(f).replace(":", "__");
+                        String what = column + " of " + entity + " at " + t;
+                        Object value = row.get(column);
+                        assertThat(value)
+                                .as(what + " online")
+                                .isEqualTo(served.values().get(f).value());
+                        Object want = sql.get(i).get(column);
+                        if (want instanceof java.sql.Struct struct) {
+                            want = struct.getAttributes()[0];
+                        }
+                        if (want == null) {
+                            assertThat(value).as(what + " sql").isNull();
+                        } else if (value instanceof Float || value instanceof Double) {
+                            double d = ((Number) want).doubleValue();
+                            assertThat(((Number) value).doubleValue())
+                                    .as(what + " sql")
+                                    .isCloseTo(
+                                            d,
+                                            org.assertj.core.api.Assertions.within(
+                                                    Math.abs(d)
+                                                                    * (value instanceof Float
+                                                                            ? 1e-6
+                                                                            : 1e-9)
+                                                            + 1e-9));
+                        } else if (value instanceof Number n) {
+                            assertThat(n.longValue())
+                                    .as(what + " sql")
+                                    .isEqualTo(((Number) want).longValue());
+                        } else {
+                            assertThat(String.valueOf(value))
+                                    .as(what + " sql")
+                                    .isEqualTo(String.valueOf(want));
+                        }
+                        compared++;
                     }
                 }
             }

@@ -43,6 +43,15 @@ public final class DuckDb implements AutoCloseable {
         }
     }
 
+    /** Runs a statement that returns no rows ({@code create}, {@code copy}, {@code set}). */
+    public void execute(String sql) {
+        try (Statement st = connection.createStatement()) {
+            st.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
     /** The single value of a one-row, one-column query. */
     public Object value(String sql) {
         List<Map<String, Object>> rows = rows(sql);
