@@ -4,6 +4,7 @@ import io.sluice.app.bench.BenchmarkReport;
 import io.sluice.app.bench.CompactionBenchmark;
 import io.sluice.app.bench.FeaturesBenchmark;
 import io.sluice.app.bench.IngestBenchmark;
+import io.sluice.app.bench.TrainingSetBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -19,7 +20,8 @@ import picocli.CommandLine.Option;
         subcommands = {
             BenchCommand.Ingest.class,
             BenchCommand.Compact.class,
-            BenchCommand.Features.class
+            BenchCommand.Features.class,
+            BenchCommand.TrainingSet.class
         })
 final class BenchCommand {
 
@@ -181,6 +183,48 @@ final class BenchCommand {
                                             rate,
                                             java.time.Duration.ofSeconds(seconds),
                                             System.out)
+                                    .run(work));
+        }
+    }
+
+    @Command(
+            name = "training-set",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Build a training set for a random spine with the builder and with DuckDB SQL"
+                            + " over the same warehouse; report both rates and their ratio.")
+    static final class TrainingSet implements Callable<Integer> {
+
+        @Option(
+                names = "--events",
+                defaultValue = "1000000",
+                description = "Events in the warehouse, over 24 hours (default ${DEFAULT-VALUE}).")
+        long events;
+
+        @Option(
+                names = "--spine-rows",
+                defaultValue = "100000",
+                description = "Rows in the spine (default ${DEFAULT-VALUE}).")
+        int spineRows;
+
+        @Option(
+                names = "--runs",
+                defaultValue = "3",
+                description = "Runs of each side; medians are reported (default ${DEFAULT-VALUE}).")
+        int runs;
+
+        @Mixin Report report;
+
+        @Override
+        public Integer call() throws Exception {
+            if (events < 1000 || spineRows < 1 || runs < 1) {
+                throw new IllegalArgumentException(
+                        "--events must be at least 1000, --spine-rows and --runs at least 1");
+            }
+            return report.write(
+                    "training-set",
+                    work ->
+                            new TrainingSetBenchmark(events, spineRows, runs, System.out)
                                     .run(work));
         }
     }

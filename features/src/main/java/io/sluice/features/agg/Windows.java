@@ -2,6 +2,7 @@ package io.sluice.features.agg;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongConsumer;
 
 /**
  * The window definition, and how a window is read from tiles.
@@ -29,6 +30,17 @@ public final class Windows {
 
         /** The partial of the events of fine tile {@code start} before {@code before}. */
         Partial head(long start, long before, FeatureDef feature);
+
+        /**
+         * Passes, ascending, the starts of the tiles of {@code size} in {@code [from, to)} that may
+         * hold events. By default every start; a reader that knows which tiles are empty skips
+         * them, which changes nothing, since an empty partial merges as nothing.
+         */
+        default void starts(long from, long to, long size, LongConsumer each) {
+            for (long s = from; s < to; s += size) {
+                each.accept(s);
+            }
+        }
     }
 
     /** The tiles that cover a window's body. */
@@ -71,17 +83,27 @@ public final class Windows {
         return new Cover(fine, coarseTiles);
     }
 
-    /** {@code value(feature, e, t)} for the entity whose tiles {@code reader} reads. */
+    /**
+     * {@code value(feature, e, t)} for the entity whose tiles {@code reader} reads: the coarse
+     * tiles of the body, then its fine tiles (as {@link #cover} splits it), then the head.
+     */
     public static FeatureValue value(
             FeatureDef feature, long t, long tile, long coarse, TileReader reader) {
         long head = floor(t, tile);
-        Cover cover = cover(start(feature, t, tile), head, tile, coarse);
+        long from = start(feature, t, tile);
+        long firstCoarse = Math.floorDiv(from + coarse - 1, coarse) * coarse;
+        long lastCoarseEnd = floor(head, coarse);
         Partial total = new Partial();
-        for (long s : cover.coarse()) {
-            total.merge(reader.coarse(s, feature));
-        }
-        for (long s : cover.fine()) {
-            total.merge(reader.fine(s, feature));
+        if (firstCoarse >= lastCoarseEnd) {
+            reader.starts(from, head, tile, s -> total.merge(reader.fine(s, feature)));
+        } else {
+            reader.starts(
+                    firstCoarse,
+                    lastCoarseEnd,
+                    coarse,
+                    s -> total.merge(reader.coarse(s, feature)));
+            reader.starts(from, firstCoarse, tile, s -> total.merge(reader.fine(s, feature)));
+            reader.starts(lastCoarseEnd, head, tile, s -> total.merge(reader.fine(s, feature)));
         }
         total.merge(reader.head(head, t, feature));
         return total.value(feature);

@@ -43,6 +43,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.LongConsumer;
 import org.apache.avro.JsonProperties;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
@@ -624,10 +625,12 @@ public final class TrainingSetBuilder {
         return files;
     }
 
-    /** An entity's tiles with each whole tile's partial computed once per feature. */
+    /**
+     * An entity's tiles with each coarse tile's partial (a merge of up to 60 fine tiles) computed
+     * once per feature, however many of the entity's rows read it.
+     */
     private static final class Cached implements Windows.TileReader {
         private final EntityTiles tiles;
-        private final Map<FeatureDef, Map<Long, Partial>> fine = new IdentityHashMap<>();
         private final Map<FeatureDef, Map<Long, Partial>> coarse = new IdentityHashMap<>();
 
         Cached(EntityTiles tiles) {
@@ -636,8 +639,7 @@ public final class TrainingSetBuilder {
 
         @Override
         public Partial fine(long start, FeatureDef feature) {
-            return fine.computeIfAbsent(feature, f -> new HashMap<>())
-                    .computeIfAbsent(start, s -> tiles.fine(s, feature));
+            return tiles.fine(start, feature);
         }
 
         @Override
@@ -649,6 +651,11 @@ public final class TrainingSetBuilder {
         @Override
         public Partial head(long start, long before, FeatureDef feature) {
             return tiles.head(start, before, feature);
+        }
+
+        @Override
+        public void starts(long from, long to, long size, LongConsumer each) {
+            tiles.starts(from, to, size, each);
         }
     }
 
