@@ -274,5 +274,22 @@ class MainTest {
                         "sluice compact --from 2026-11-21T00:00:00Z --to 2026-11-21T06:00:00Z")
                 .doesNotContain("hr=07", "hr=23");
         assertThat(dir.resolve("features")).as("nothing written").doesNotExist();
+
+        err.reset();
+        String thisHour =
+                java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.HOURS).toString();
+        assertThat(
+                        Main.run(
+                                "features",
+                                "--config",
+                                dir.resolve("sluice.yaml").toString(),
+                                "--backfill",
+                                "--from",
+                                "2026-11-21T00",
+                                "--to",
+                                thisHour.substring(0, 13)))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--to " + thisHour, "is not over until", "allowed_lateness");
     }
 }

@@ -40,6 +40,11 @@ public record BackfillPlan(
      */
     public static BackfillPlan of(SluiceConfig config, Instant from, Instant to)
             throws IOException {
+        return of(config, from, to, Instant.now());
+    }
+
+    static BackfillPlan of(SluiceConfig config, Instant from, Instant to, Instant now)
+            throws IOException {
         long fromHour = HourPartitioner.hourStart(from.toEpochMilli());
         long end = to.toEpochMilli();
         if (fromHour >= end) {
@@ -51,6 +56,7 @@ public record BackfillPlan(
                             + " log can be swapped atomically); got "
                             + config.rootUri());
         }
+        checkOver(config, end, now);
         Path root = Path.of(config.rootUri());
         List<String> hours = new ArrayList<>();
         for (long h = fromHour; h < end; h += HourPartitioner.hourMillis()) {
@@ -112,6 +118,30 @@ public record BackfillPlan(
                             + String.join("\n  ", problems));
         }
         return new BackfillPlan(root, fromHour, end, List.copyOf(hours), files);
+    }
+
+    /**
+     * Refuses hours that are not over, allowed lateness included: a source table without a landing
+     * hour yet would read as an hour without events, and its log would be removed.
+     */
+    private static void checkOver(SluiceConfig config, long end, Instant now) {
+        long lastHourEnd = HourPartitioner.hourStart(end - 1) + HourPartitioner.hourMillis();
+        for (FeatureViewConfig view : config.featureViews()) {
+            TableConfig table = config.table(view.source()).orElseThrow();
+            long over = lastHourEnd + table.allowedLateness().toMillis();
+            if (over > now.toEpochMilli()) {
+                throw new IllegalArgumentException(
+                        "--to "
+                                + Instant.ofEpochMilli(end)
+                                + ": the hour ending "
+                                + Instant.ofEpochMilli(lastHourEnd)
+                                + " is not over until "
+                                + Instant.ofEpochMilli(over)
+                                + " (allowed_lateness of "
+                                + table.name()
+                                + "); backfill only hours the streaming job has finished");
+            }
+        }
     }
 
     /** The Parquet files each warehouse hour's manifest lists: exactly the published set. */
