@@ -68,8 +68,9 @@ class BackfillITCase {
                         "b" + UUID.randomUUID().toString().substring(0, 8));
         Instant start = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(7, ChronoUnit.HOURS);
         List<GeneratedRecord> generated = new ArrayList<>();
-        // Few users and many late events, so that some late events grow tiles the streaming job
-        // has already logged: its log then holds superseded rows the comparison must skip.
+        // Few users and many late events, so that late events may grow tiles the streaming job
+        // has already logged, leaving superseded rows the comparison must skip. Whether they do
+        // depends on how far the watermark got when they arrive, which no bounded run controls.
         GeneratorOptions defaults = GeneratorOptions.defaults(4_000, 41);
         GeneratorOptions options =
                 new GeneratorOptions(
@@ -151,15 +152,6 @@ class BackfillITCase {
                                 .sum());
         assertThat(result.rows()).isEqualTo(totalRows);
         assertThat(result.hours()).isEqualTo(8);
-        assertThat(
-                        config.featureViews().stream()
-                                .mapToLong(
-                                        v ->
-                                                streamedAll.get(v.name())
-                                                        - streamed.get(v.name()).size())
-                                .sum())
-                .as("streaming rows superseded by a later row of their tile")
-                .isPositive();
 
         // A re-run replaces the log with the same rows.
         Backfill.Result again = backfill(config, from, to);
