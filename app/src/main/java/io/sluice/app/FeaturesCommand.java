@@ -3,21 +3,52 @@ package io.sluice.app;
 import io.sluice.config.OnlineConfig;
 import io.sluice.config.OnlineStore;
 import io.sluice.config.SluiceConfig;
+import io.sluice.features.backfill.Backfill;
+import io.sluice.features.backfill.BackfillPlan;
 import io.sluice.features.job.FeaturesJob;
+import java.io.PrintWriter;
 import java.net.URI;
+import java.time.Instant;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code sluice features}: the streaming features job, as deployed. */
 @Command(
         name = "features",
         mixinStandardHelpOptions = true,
-        description =
-                "Run the features job: each feature view's source topic, through the ingest"
-                        + " job's parse and de-duplicate path, into tiles in the online store and"
-                        + " the offline feature log.")
+        description = {
+            "Run the features job: each feature view's source topic, through the ingest"
+                    + " job's parse and de-duplicate path, into tiles in the online store and"
+                    + " the offline feature log.",
+            "With --backfill --from --to it runs the same operators in batch over the"
+                    + " warehouse hours in [--from, --to) instead, and replaces the feature log"
+                    + " of those hours (the online store is not written)."
+        })
 final class FeaturesCommand extends StreamingJobCommand {
+
+    @Spec CommandSpec spec;
+
+    @Option(
+            names = "--backfill",
+            description =
+                    "Rebuild the offline feature log of [--from, --to) from the warehouse, in"
+                            + " batch; every landing hour in range must be complete and"
+                            + " compacted.")
+    boolean backfill;
+
+    @Option(
+            names = "--from",
+            description =
+                    "First hour to backfill (inclusive), UTC: 2026-11-21T00 or an ISO instant.")
+    String from;
+
+    @Option(
+            names = "--to",
+            description = "Hour to stop before (exclusive), UTC: 2026-11-21T06 or an ISO instant.")
+    String to;
 
     @Option(
             names = "--online",
@@ -43,6 +74,57 @@ final class FeaturesCommand extends StreamingJobCommand {
                 config.checkpoint(),
                 config.tables(),
                 config.featureViews());
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (!backfill) {
+            if (from != null || to != null) {
+                throw new IllegalArgumentException(
+                        (from != null ? "--from" : "--to")
+                                + " is only for --backfill; the streaming job reads from its"
+                                + " committed Kafka offsets");
+            }
+            return super.call();
+        }
+        if (bounded) {
+            throw new IllegalArgumentException(
+                    "--bounded cannot be used with --backfill: a backfill reads the warehouse"
+                            + " and always ends");
+        }
+        if (online != null) {
+            throw new IllegalArgumentException(
+                    "--online cannot be used with --backfill: a backfill writes no online store");
+        }
+        if (from == null || to == null) {
+            throw new IllegalArgumentException(
+                    "--backfill needs both --from and --to (missing "
+                            + (from == null ? "--from" : "--to")
+                            + ")");
+        }
+        Instant start = CompactCommand.hour("--from", from).orElseThrow();
+        Instant end = CompactCommand.hour("--to", to).orElseThrow();
+        if (!start.isBefore(end)) {
+            throw new IllegalArgumentException("--from " + start + " must be before --to " + end);
+        }
+        SluiceConfig cfg = SluiceConfig.load(config);
+        BackfillPlan plan = BackfillPlan.of(cfg, start, end);
+        Backfill.Result result =
+                Backfill.run(StreamExecutionEnvironment.getExecutionEnvironment(), cfg, plan);
+        print(result, spec.commandLine().getOut());
+        return 0;
+    }
+
+    static void print(Backfill.Result result, PrintWriter out) {
+        for (Backfill.ViewResult v : result.views()) {
+            out.printf(
+                    "%s: %,d rows in %d hours; %d hours without rows removed%n",
+                    v.view(), v.rows(), v.hoursWritten(), v.hoursRemoved());
+        }
+        out.printf(
+                "backfill %s: %d hours, %,d feature log rows in %d views%n",
+                result.range(), result.hours(), result.rows(), result.views().size());
+        out.flush();
     }
 
     @Override

@@ -7,10 +7,16 @@ import io.sluice.config.TableConfig;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.GeneratorStats;
+import io.sluice.generate.LandingHours;
 import io.sluice.ingest.DeadLetterSerializer;
+import io.sluice.testing.DuckDb;
 import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.Topics;
+import io.sluice.warehouse.WarehouseManifest;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -65,5 +71,57 @@ class CommandsITCase {
         }
         assertThat(deadLetters).isEqualTo(expected.invalid());
         assertThat(dir.resolve("_flink/ingest")).as("checkpoints on the file system").isDirectory();
+    }
+
+    @Test
+    void shouldBackfillTheFeatureLogOfTheCompactedHours() throws Exception {
+        SluiceConfig config = ReferenceConfig.writeInto(dir, KAFKA.bootstrap());
+        String configFile = dir.resolve("sluice.yaml").toString();
+        Instant start = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(7, ChronoUnit.HOURS);
+        for (TableConfig t : config.tables()) {
+            LandingHours.write(
+                    dir, t, GeneratorOptions.defaults(1_500, 9).withStart(start), 2, false);
+        }
+        String from = start.minus(2, ChronoUnit.HOURS).toString();
+        String to = start.plus(6, ChronoUnit.HOURS).toString();
+        assertThat(Main.run("compact", "--config", configFile, "--from", from, "--to", to))
+                .isZero();
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream stdout = System.out;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            assertThat(
+                            Main.run(
+                                    "features",
+                                    "--config",
+                                    configFile,
+                                    "--backfill",
+                                    "--from",
+                                    from,
+                                    "--to",
+                                    to))
+                    .isZero();
+        } finally {
+            System.setOut(stdout);
+        }
+
+        String summary = out.toString(StandardCharsets.UTF_8);
+        long warehouseRows =
+                WarehouseManifest.readAll(Path.of(config.tablePath("warehouse", "purchases")))
+                        .stream()
+                        .mapToLong(WarehouseManifest::rows)
+                        .sum();
+        try (DuckDb duck = new DuckDb()) {
+            String log =
+                    "read_parquet('"
+                            + Path.of(config.tablePath("features", "user_purchases"))
+                            + "/*/*/*.parquet')";
+            long rows = duck.count("select count(*) from " + log);
+            assertThat(duck.count("select sum(events) from " + log)).isEqualTo(warehouseRows);
+            assertThat(summary)
+                    .contains(String.format("user_purchases: %,d rows in ", rows))
+                    .contains("backfill [" + from + ", " + to + "): 8 hours");
+        }
     }
 }

@@ -167,4 +167,129 @@ class MainTest {
                 .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--online", "redis://");
     }
+
+    @Test
+    void shouldNameTheBackfillOptionThatIsMissingOrMisused() {
+        assertThat(Main.run("features", "--config", "unused.yaml", "--backfill")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--backfill needs both --from and --to");
+
+        err.reset();
+        assertThat(
+                        Main.run(
+                                "features",
+                                "--config",
+                                "unused.yaml",
+                                "--backfill",
+                                "--from",
+                                "2026-11-21T00"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("missing --to");
+
+        err.reset();
+        assertThat(Main.run("features", "--config", "unused.yaml", "--from", "2026-11-21T00"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from is only for --backfill");
+
+        err.reset();
+        assertThat(Main.run("features", "--config", "unused.yaml", "--to", "2026-11-21T06"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--to is only for --backfill");
+
+        err.reset();
+        assertThat(
+                        Main.run(
+                                "features",
+                                "--config",
+                                "unused.yaml",
+                                "--backfill",
+                                "--bounded",
+                                "--from",
+                                "2026-11-21T00",
+                                "--to",
+                                "2026-11-21T06"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--bounded cannot be used with --backfill");
+
+        err.reset();
+        assertThat(
+                        Main.run(
+                                "features",
+                                "--config",
+                                "unused.yaml",
+                                "--backfill",
+                                "--from",
+                                "yesterday",
+                                "--to",
+                                "2026-11-21T06"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from", "'yesterday'");
+
+        err.reset();
+        assertThat(
+                        Main.run(
+                                "features",
+                                "--config",
+                                "unused.yaml",
+                                "--backfill",
+                                "--from",
+                                "2026-11-21T06",
+                                "--to",
+                                "2026-11-21T06"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from", "must be before --to");
+    }
+
+    @Test
+    void shouldRefuseToBackfillHoursThatAreIncompleteOrNotCompacted(@TempDir Path dir)
+            throws Exception {
+        ReferenceConfig.writeInto(dir, "localhost:9092");
+        // Landing hour 03 of purchases is still open; hour 04 is complete but never compacted.
+        Files.createDirectories(dir.resolve("raw/purchases/dt=2026-11-21/hr=03"));
+        Path complete = Files.createDirectories(dir.resolve("raw/purchases/dt=2026-11-21/hr=04"));
+        Files.writeString(complete.resolve("_SUCCESS"), "{}");
+        // Outside the range: neither may be named.
+        Files.createDirectories(dir.resolve("raw/purchases/dt=2026-11-21/hr=07"));
+        Files.createDirectories(dir.resolve("raw/page_views/dt=2026-11-20/hr=23"));
+
+        assertThat(
+                        Main.run(
+                                "features",
+                                "--config",
+                                dir.resolve("sluice.yaml").toString(),
+                                "--backfill",
+                                "--from",
+                                "2026-11-21T00",
+                                "--to",
+                                "2026-11-21T06"))
+                .isEqualTo(2);
+        String message = err.toString(StandardCharsets.UTF_8);
+        assertThat(message)
+                .contains(
+                        "--backfill: cannot backfill [2026-11-21T00:00:00Z, 2026-11-21T06:00:00Z)",
+                        "not complete yet (no _SUCCESS): purchases dt=2026-11-21/hr=03",
+                        "not compacted, or compacted from an older landing manifest: purchases"
+                                + " dt=2026-11-21/hr=04",
+                        "sluice compact --from 2026-11-21T00:00:00Z --to 2026-11-21T06:00:00Z")
+                .doesNotContain("hr=07", "hr=23");
+        assertThat(dir.resolve("features")).as("nothing written").doesNotExist();
+
+        err.reset();
+        String thisHour =
+                java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.HOURS).toString();
+        assertThat(
+                        Main.run(
+                                "features",
+                                "--config",
+                                dir.resolve("sluice.yaml").toString(),
+                                "--backfill",
+                                "--from",
+                                "2026-11-21T00",
+                                "--to",
+                                thisHour.substring(0, 13)))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--to " + thisHour, "is not over until", "allowed_lateness");
+    }
 }

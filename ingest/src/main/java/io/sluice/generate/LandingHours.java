@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.serialization.BulkWriter;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
@@ -43,30 +44,63 @@ public final class LandingHours {
             int filesPerHour,
             boolean keepDuplicates)
             throws IOException {
+        // Streamed from the generator: a benchmark's hours need not hold every record twice.
+        return write(
+                root,
+                table,
+                sink -> new Generator(List.of(table), options).run(sink),
+                filesPerHour,
+                keepDuplicates);
+    }
+
+    /**
+     * Like {@link #write(Path, TableConfig, GeneratorOptions, int, boolean)}, from records already
+     * generated (for any tables; those of other tables are skipped): a test that also sends the
+     * same records to Kafka lands exactly the events it sent.
+     *
+     * @return rows written per partition
+     */
+    public static Map<String, Long> write(
+            Path root,
+            TableConfig table,
+            List<GeneratedRecord> records,
+            int filesPerHour,
+            boolean keepDuplicates)
+            throws IOException {
+        return write(root, table, records::forEach, filesPerHour, keepDuplicates);
+    }
+
+    private static Map<String, Long> write(
+            Path root,
+            TableConfig table,
+            Consumer<Consumer<GeneratedRecord>> records,
+            int filesPerHour,
+            boolean keepDuplicates)
+            throws IOException {
         EventParser parser = new EventParser(IngestJob.parseSpec(table), System::currentTimeMillis);
         Map<String, List<Event>> hours = new TreeMap<>();
         List<InvalidEventException> failures = new ArrayList<>();
-        new Generator(List.of(table), options)
-                .run(
-                        record -> {
-                            boolean wanted =
-                                    record.kind() == GeneratedRecord.Kind.VALID
+        records.accept(
+                record -> {
+                    boolean wanted =
+                            record.table().equals(table.name())
+                                    && (record.kind() == GeneratedRecord.Kind.VALID
                                             || keepDuplicates
                                                     && record.kind()
-                                                            == GeneratedRecord.Kind.DUPLICATE;
-                            if (!wanted) {
-                                return;
-                            }
-                            try {
-                                Event event = parser.toEvent(record.value());
-                                hours.computeIfAbsent(
-                                                HourPartitioner.partition(event.eventTime),
-                                                p -> new ArrayList<>())
-                                        .add(event);
-                            } catch (InvalidEventException e) {
-                                failures.add(e);
-                            }
-                        });
+                                                            == GeneratedRecord.Kind.DUPLICATE);
+                    if (!wanted) {
+                        return;
+                    }
+                    try {
+                        Event event = parser.toEvent(record.value());
+                        hours.computeIfAbsent(
+                                        HourPartitioner.partition(event.eventTime),
+                                        p -> new ArrayList<>())
+                                .add(event);
+                    } catch (InvalidEventException e) {
+                        failures.add(e);
+                    }
+                });
         if (!failures.isEmpty()) {
             throw new IllegalStateException(
                     "generated valid events failed to parse", failures.get(0));

@@ -1,0 +1,114 @@
+package io.sluice.features.backfill;
+
+import io.sluice.config.FeatureViewConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.event.Parsed;
+import io.sluice.features.job.FeaturesJob;
+import io.sluice.features.job.TileUpdate;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.FileUtils;
+
+/**
+ * The batch backfill of the offline feature log: the streaming features job's own topology ({@link
+ * FeaturesJob#defineView}: validate, de-duplicate, {@code TileAggregator}, the feature log's side
+ * output and file sink) in {@link RuntimeExecutionMode#BATCH}, reading the warehouse instead of
+ * Kafka. The online store is not written: its tiles are the streaming job's, and a backfill of a
+ * past range would only rewrite them with the same values or older ones.
+ *
+ * <p>In BATCH mode Flink sorts each keyed input by key and runs one entity at a time with the
+ * watermark at {@code Long.MIN_VALUE}, then fires the entity's event-time timers with the watermark
+ * at {@code Long.MAX_VALUE}. So every tile is logged once, at its end timer, holding all its
+ * events: the final row the streaming job wrote for it (a streaming log may hold earlier rows of a
+ * tile that late events later grew).
+ *
+ * <p>The log is written to {@code <root>/_staging/backfill/<run>/<view>} and then published hour by
+ * hour ({@link LogPartitions}).
+ */
+public final class Backfill {
+
+    /** Rows and hours of one view's backfilled log. */
+    public record ViewResult(String view, int hoursWritten, int hoursRemoved, long rows) {}
+
+    /** What a backfill did. */
+    public record Result(String range, int hours, List<ViewResult> views) {
+        public long rows() {
+            return views.stream().mapToLong(ViewResult::rows).sum();
+        }
+    }
+
+    private Backfill() {}
+
+    /**
+     * Runs the backfill of {@code plan} on {@code env} (switched to BATCH) and publishes its log.
+     */
+    public static Result run(StreamExecutionEnvironment env, SluiceConfig config, BackfillPlan plan)
+            throws Exception {
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        Path stagingRoot = plan.root().resolve("_staging").resolve("backfill");
+        LogPartitions.removeLeftovers(stagingRoot);
+        String run =
+                System.currentTimeMillis() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        Path staging = stagingRoot.resolve(run);
+        try {
+            if (define(env, config, plan, staging)) {
+                env.execute("sluice-features-backfill");
+            }
+            List<ViewResult> views = new ArrayList<>();
+            for (FeatureViewConfig view : config.featureViews()) {
+                LogPartitions.Published p =
+                        LogPartitions.publish(
+                                staging.resolve(view.name()),
+                                Path.of(config.tablePath("features", view.name())),
+                                plan.hours(),
+                                stagingRoot.resolve(run + ".old").resolve(view.name()));
+                views.add(
+                        new ViewResult(view.name(), p.hoursWritten(), p.hoursRemoved(), p.rows()));
+            }
+            return new Result(plan.range(), plan.hours().size(), views);
+        } finally {
+            FileUtils.deleteDirectoryQuietly(staging.toFile());
+        }
+    }
+
+    /**
+     * Adds one pipeline per view whose source table has warehouse files in range.
+     *
+     * @return whether there is anything to run
+     */
+    static boolean define(
+            StreamExecutionEnvironment env, SluiceConfig config, BackfillPlan plan, Path staging) {
+        boolean any = false;
+        for (FeatureViewConfig view : config.featureViews()) {
+            TableConfig table = config.table(view.source()).orElseThrow();
+            List<Path> files = plan.files().get(table.name());
+            if (files.isEmpty()) {
+                continue;
+            }
+            FileSource<Parsed> source =
+                    FileSource.forRecordStreamFormat(
+                                    new WarehouseEventFormat(table),
+                                    files.stream()
+                                            .map(f -> new org.apache.flink.core.fs.Path(f.toUri()))
+                                            .toArray(org.apache.flink.core.fs.Path[]::new))
+                            .build();
+            FeaturesJob.defineView(
+                    env,
+                    view,
+                    table,
+                    source,
+                    new DiscardingSink<TileUpdate>(),
+                    false,
+                    staging.resolve(view.name()).toUri().toString());
+            any = true;
+        }
+        return any;
+    }
+}
