@@ -6,7 +6,9 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.job.FeaturesJob;
 import io.sluice.features.offline.ConsistencyCheck;
+import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.SqliteOnlineStore;
+import io.sluice.features.training.TrainingSetBuilder;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
@@ -23,11 +25,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
@@ -43,7 +48,20 @@ import org.apache.flink.util.FileUtils;
 final class Demo {
 
     private static final List<String> OUTPUTS =
-            List.of("raw", "warehouse", "features", "online.db", "summary.json", "sluice.yaml");
+            List.of(
+                    "raw",
+                    "warehouse",
+                    "features",
+                    "online.db",
+                    "summary.json",
+                    "sluice.yaml",
+                    "training_sets",
+                    "spine.csv",
+                    "training_set.parquet");
+
+    /** Rows of the example spine the demo builds a training set for. */
+    private static final int SPINE_ROWS = 1_000;
+
     private static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
     private static final int TOPIC_PARTITIONS = 2;
 
@@ -82,6 +100,7 @@ final class Demo {
             stage("compact", () -> compact(config, checkpoints));
             stage("features", () -> features(config, checkpoints));
             stage("check", () -> check(config));
+            stage("training-set", () -> trainingSet(config));
             stage("verify", () -> verify(config, generated));
         }
         FileUtils.deleteFileOrDirectory(checkpoints.toFile());
@@ -205,6 +224,52 @@ final class Demo {
         return null;
     }
 
+    /**
+     * Writes an example spine, {@code DIR/spine.csv} (random entities at random times since the
+     * events began, with a made-up label), and builds its training set of every feature.
+     */
+    private Void trainingSet(SluiceConfig config) throws IOException {
+        List<String> entities = validEntities.stream().sorted().toList();
+        Instant from = Instant.parse((String) summary.get("event_time_start"));
+        long span = Math.max(1, System.currentTimeMillis() - from.toEpochMilli());
+        SplittableRandom random = new SplittableRandom(seed);
+        StringBuilder csv = new StringBuilder("user_id,event_timestamp,label\n");
+        for (int i = 0; i < SPINE_ROWS && !entities.isEmpty(); i++) {
+            csv.append(entities.get(random.nextInt(entities.size())))
+                    .append(',')
+                    .append(Instant.ofEpochMilli(from.toEpochMilli() + random.nextLong(span)))
+                    .append(',')
+                    .append(random.nextInt(2))
+                    .append('\n');
+        }
+        Path spine = dir.resolve("spine.csv");
+        Files.writeString(spine, csv);
+        List<FeatureReader.FeatureRef> features = new ArrayList<>();
+        config.featureViews()
+                .forEach(
+                        v ->
+                                v.features()
+                                        .forEach(
+                                                f ->
+                                                        features.add(
+                                                                new FeatureReader.FeatureRef(
+                                                                        v.name(), f.name()))));
+        TrainingSetBuilder.Result result =
+                new TrainingSetBuilder(config)
+                        .build(TrainingSetBuilder.Request.of(spine, features));
+        TrainingSetBuilder.export(result, dir.resolve("training_set.parquet"));
+        summary.put("training_set_rows", result.rows());
+        summary.put("training_set_artifact", result.digest());
+        out.printf(
+                "training-set: %,d rows x %d features from %,d bucket files -> %s (artifact %s)%n",
+                result.rows(),
+                features.size(),
+                result.filesRead().size(),
+                dir.resolve("training_set.parquet"),
+                result.digest().substring(0, 12));
+        return null;
+    }
+
     private Void verify(SluiceConfig config, GeneratorStats generated) throws IOException {
         long rows = 0;
         long misplaced = 0;
@@ -253,7 +318,8 @@ final class Demo {
                         && warehouseRows + duplicatesRemoved == rows
                         && summary.get("online_entities").equals((long) validEntities.size())
                         && summary.get("consistency_mismatches").equals(0L)
-                        && (long) summary.get("consistency_checked") >= 1_000;
+                        && (long) summary.get("consistency_checked") >= 1_000
+                        && summary.get("training_set_rows").equals((long) SPINE_ROWS);
         summary.put("ok", ok);
         out.printf(
                 "verify: raw rows %,d (valid generated %,d), dead letters %,d (invalid generated"

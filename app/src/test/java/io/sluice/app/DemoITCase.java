@@ -44,7 +44,14 @@ class DemoITCase {
 
         assertThat(summary.get("ok")).isEqualTo(true);
         assertThat(progress.toString(StandardCharsets.UTF_8))
-                .contains("generate:", "ingest:", "compact:", "features:", "check:", "verify:");
+                .contains(
+                        "generate:",
+                        "ingest:",
+                        "compact:",
+                        "features:",
+                        "check:",
+                        "training-set:",
+                        "verify:");
         JsonNode json = new ObjectMapper().readTree(dir.resolve("summary.json").toFile());
         for (String field :
                 List.of(
@@ -57,10 +64,13 @@ class DemoITCase {
                         "hours_complete",
                         "online_entities",
                         "consistency_checked",
-                        "consistency_mismatches")) {
+                        "consistency_mismatches",
+                        "training_set_rows")) {
             assertThat(json.has(field)).as(field).isTrue();
         }
         assertThat(json.get("events_generated").asLong()).isEqualTo(3_000);
+        assertThat(json.get("training_set_rows").asLong()).isEqualTo(1_000);
+        assertThat(dir.resolve("training_set.parquet")).isRegularFile();
 
         // The written config is the one it ran with, and finds the data it wrote.
         SluiceConfig config = SluiceConfig.load(dir.resolve("sluice.yaml"));
