@@ -1,5 +1,7 @@
 package io.sluice.features.agg;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -28,6 +30,36 @@ public final class EntityTiles implements Windows.TileReader {
     /** Adds an event to its tile; false if its id is already there. */
     public boolean add(EventEntry event) {
         return tiles.computeIfAbsent(Windows.floor(event.ts(), tile), Tile::new).add(event);
+    }
+
+    /**
+     * Adds events that are in (time, id) order with distinct ids, as the warehouse's sorted files
+     * give them: a tile this does not hold yet is built from its run of events without sorting or
+     * an id set. Anything else is added one event at a time, so the result is the same either way.
+     */
+    public void addAll(List<EventEntry> ordered) {
+        int i = 0;
+        while (i < ordered.size()) {
+            long start = Windows.floor(ordered.get(i).ts(), tile);
+            int end = i + 1;
+            boolean inOrder = true;
+            while (end < ordered.size() && Windows.floor(ordered.get(end).ts(), tile) == start) {
+                EventEntry a = ordered.get(end - 1);
+                EventEntry b = ordered.get(end);
+                inOrder &=
+                        a.ts() < b.ts()
+                                || a.ts() == b.ts() && Partial.compareIds(a.id(), b.id()) < 0;
+                end++;
+            }
+            if (inOrder && !tiles.containsKey(start)) {
+                tiles.put(start, Tile.ofOrdered(start, new ArrayList<>(ordered.subList(i, end))));
+            } else {
+                for (int j = i; j < end; j++) {
+                    add(ordered.get(j));
+                }
+            }
+            i = end;
+        }
     }
 
     /** The tile starting at {@code start}, or null. */

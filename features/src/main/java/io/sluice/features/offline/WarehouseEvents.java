@@ -11,10 +11,10 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Predicate;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
@@ -102,12 +102,13 @@ public final class WarehouseEvents {
     }
 
     /**
-     * Every event of {@code file} whose entity {@code keep} accepts, reading only the key, id, time
-     * and the columns {@code view} aggregates.
+     * Every event of {@code file} of the given entities, reading only the key, id, time and the
+     * columns {@code view} aggregates; a Parquet filter on the key skips other entities' rows
+     * before they are assembled (and row groups without any of them).
      *
      * @return the rows read
      */
-    public long scan(Path file, ViewDef view, Predicate<String> keep, EventSink sink)
+    public long scan(Path file, ViewDef view, Set<String> entities, EventSink sink)
             throws IOException {
         Schema full = WarehouseSchema.of(table.schema()).schema();
         List<Schema.Field> fields = new ArrayList<>();
@@ -129,18 +130,30 @@ public final class WarehouseEvents {
         try (ParquetReader<GenericRecord> reader =
                 AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), conf)
                         .withDataModel(GenericData.get())
+                        .withFilter(keyIn(entities))
                         .build()) {
             GenericRecord r;
             while ((r = reader.read()) != null) {
                 rows++;
                 String entity = String.valueOf(r.get(table.key()));
-                if (keep.test(entity)) {
+                if (entities.contains(entity)) {
                     long ts = Math.floorDiv((Long) r.get(table.eventTime()), toMillis);
                     sink.accept(entity, view.entry(r, String.valueOf(r.get(table.id())), ts));
                 }
             }
         }
         return rows;
+    }
+
+    /** A filter keeping rows whose key is one of {@code entities} (string keys; else none). */
+    private FilterCompat.Filter keyIn(Set<String> entities) {
+        Schema key = WarehouseSchema.of(table.schema()).schema().getField(table.key()).schema();
+        if (key.getType() != Schema.Type.STRING || entities.isEmpty()) {
+            return FilterCompat.NOOP;
+        }
+        Set<Binary> keys = new HashSet<>();
+        entities.forEach(e -> keys.add(Binary.fromString(e)));
+        return FilterCompat.get(FilterApi.in(FilterApi.binaryColumn(table.key()), keys));
     }
 
     private void read(

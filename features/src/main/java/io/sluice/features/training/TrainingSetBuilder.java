@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.EntityTiles;
+import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Partial;
@@ -582,22 +583,28 @@ public final class TrainingSetBuilder {
             throws IOException {
         long hour = HourPartitioner.hourMillis();
         TreeSet<Long> hours = new TreeSet<>();
-        Map<String, EntityTiles> tiles = new HashMap<>();
+        Map<String, List<EventEntry>> events = new HashMap<>();
         for (int i : rows) {
             long from = Windows.floor(plan.times[i], vp.view.tileMillis()) - vp.longest;
             hours.addAll(vp.hours.subSet(Windows.floor(from, hour), true, plan.times[i], false));
-            tiles.computeIfAbsent(
-                    plan.keys[i],
-                    k -> new EntityTiles(vp.view.tileMillis(), vp.view.coarseMillis()));
+            events.computeIfAbsent(plan.keys[i], k -> new ArrayList<>());
         }
         List<Path> files = new ArrayList<>();
         for (long h : hours) {
             Path file = warehouse.bucketFile(h, bucket);
             if (file != null) {
                 files.add(file);
-                warehouse.scan(file, vp.view, tiles::containsKey, (k, e) -> tiles.get(k).add(e));
+                warehouse.scan(file, vp.view, events.keySet(), (k, e) -> events.get(k).add(e));
             }
         }
+        // Hours in order, each file sorted by (key, time, id): each entity's events are ordered.
+        Map<String, EntityTiles> tiles = new HashMap<>();
+        events.forEach(
+                (k, list) -> {
+                    EntityTiles t = new EntityTiles(vp.view.tileMillis(), vp.view.coarseMillis());
+                    t.addAll(list);
+                    tiles.put(k, t);
+                });
         // Rows of one entity together, so its tile partials are merged once for all of them.
         List<Integer> ordered = new ArrayList<>(rows);
         ordered.sort((a, b) -> plan.keys[a].compareTo(plan.keys[b]));
@@ -626,11 +633,12 @@ public final class TrainingSetBuilder {
     }
 
     /**
-     * An entity's tiles with each coarse tile's partial (a merge of up to 60 fine tiles) computed
+     * An entity's tiles with each tile's partial (a coarse one merges up to 60 fine tiles) computed
      * once per feature, however many of the entity's rows read it.
      */
     private static final class Cached implements Windows.TileReader {
         private final EntityTiles tiles;
+        private final Map<FeatureDef, Map<Long, Partial>> fine = new IdentityHashMap<>();
         private final Map<FeatureDef, Map<Long, Partial>> coarse = new IdentityHashMap<>();
 
         Cached(EntityTiles tiles) {
@@ -639,7 +647,8 @@ public final class TrainingSetBuilder {
 
         @Override
         public Partial fine(long start, FeatureDef feature) {
-            return tiles.fine(start, feature);
+            return fine.computeIfAbsent(feature, f -> new HashMap<>())
+                    .computeIfAbsent(start, s -> tiles.fine(s, feature));
         }
 
         @Override
