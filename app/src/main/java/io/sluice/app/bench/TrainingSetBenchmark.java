@@ -160,6 +160,7 @@ public final class TrainingSetBenchmark {
                 String.format(
                         "| **builder ÷ DuckDB SQL** (goal ≥ 0.5) | **%.2f** | %s |",
                         BenchmarkReport.median(ratios), BenchmarkReport.runs(ratios, "%.2f")),
-                "");
+                "",
+                "Measured " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ".");
     }
 }
