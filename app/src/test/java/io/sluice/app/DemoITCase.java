@@ -8,10 +8,17 @@ import io.sluice.config.FeatureConfig;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
+import io.sluice.features.testing.Definition;
+import io.sluice.features.testing.Expected;
+import io.sluice.features.testing.SameValue;
+import io.sluice.generate.GeneratedRecord;
+import io.sluice.generate.Generator;
+import io.sluice.generate.GeneratorOptions;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.Landing;
 import io.sluice.testing.WarehouseCheck;
@@ -109,7 +116,10 @@ class DemoITCase {
 
         // A training set for a spine it has never seen equals SQL over the warehouse and the
         // online store read at each row's time; a repeat reuses it.
-        assertThat(trainingSetAgreesWithSqlAndOnline(config)).isGreaterThan(2_000);
+        assertThat(
+                        trainingSetAgreesWithSqlOnlineAndDefinition(
+                                config, Instant.parse(json.get("event_time_start").asText())))
+                .isGreaterThan(2_000);
 
         // The consistency check passes on the demo, and catches an online store that lost tiles.
         assertThat(json.get("consistency_checked").asLong()).isGreaterThanOrEqualTo(1_000);
@@ -216,13 +226,21 @@ class DemoITCase {
         return compared;
     }
 
-    private long trainingSetAgreesWithSqlAndOnline(SluiceConfig config) throws Exception {
+    private long trainingSetAgreesWithSqlOnlineAndDefinition(SluiceConfig config, Instant start)
+            throws Exception {
         long now = System.currentTimeMillis();
         List<String> features = new ArrayList<>();
         List<ViewDef> views = new ArrayList<>();
+        // The brute-force definition over the demo's own generated stream (same seed and start).
+        List<GeneratedRecord> generated = new ArrayList<>();
+        new Generator(config.tables(), GeneratorOptions.defaults(3_000, 7).withStart(start))
+                .run(generated::add);
+        Map<String, Map<String, List<EventEntry>>> accepted = new java.util.HashMap<>();
         for (FeatureViewConfig view : config.featureViews()) {
-            views.add(ViewDef.of(view, config.table(view.source()).orElseThrow()));
+            TableConfig table = config.table(view.source()).orElseThrow();
+            views.add(ViewDef.of(view, table));
             view.features().forEach(f -> features.add(view.name() + ":" + f.name()));
+            accepted.put(view.name(), Expected.events(view, table, generated));
         }
         Path spine = dir.resolve("spine.parquet");
         Path out = dir.resolve("training.parquet");
@@ -298,6 +316,22 @@ class DemoITCase {
                         assertThat(value)
                                 .as(what + " online")
                                 .isEqualTo(served.values().get(f).value());
+                        FeatureReader.FeatureRef ref = refs.get(f);
+                        ViewDef view =
+                                views.stream()
+                                        .filter(v -> v.name().equals(ref.view()))
+                                        .findFirst()
+                                        .orElseThrow();
+                        SameValue.assertSameValue(
+                                what + " definition",
+                                Definition.value(
+                                                view.feature(ref.feature()),
+                                                view.tileMillis(),
+                                                t,
+                                                accepted.get(view.name())
+                                                        .getOrDefault(entity, List.of()))
+                                        .value(),
+                                value);
                         Object want = sql.get(i).get(column);
                         if (want instanceof java.sql.Struct struct) {
                             want = struct.getAttributes()[0];

@@ -28,4 +28,28 @@ public final class SameValue {
             assertThat(got.value()).as(what).isEqualTo(want.value());
         }
     }
+
+    /**
+     * A value as a reader of a training set sees it ({@code got}, e.g. from DuckDB: any number
+     * type) against the definition's ({@code want}); null for a value with no event.
+     */
+    public static void assertSameValue(String what, Object want, Object got) {
+        if (want == null) {
+            assertThat(got).as(what).isNull();
+        } else if (want instanceof Double d) {
+            assertThat(((Number) got).doubleValue())
+                    .as(what)
+                    .isCloseTo(d, within(Math.abs(d) * 1e-9 + 1e-12));
+        } else if (want instanceof Float f) {
+            assertThat(((Number) got).floatValue())
+                    .as(what)
+                    .isCloseTo(f, within(Math.abs(f) * 1e-6f + 1e-6f));
+        } else if (want instanceof Long l) {
+            assertThat(((Number) got).longValue()).as(what).isEqualTo(l);
+        } else if (want instanceof Integer n) {
+            assertThat(((Number) got).intValue()).as(what).isEqualTo(n);
+        } else {
+            assertThat(String.valueOf(got)).as(what).isEqualTo(want.toString());
+        }
+    }
 }

@@ -1,8 +1,8 @@
 package io.sluice.features.training;
 
+import static io.sluice.features.testing.SameValue.assertSameValue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.within;
 
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
@@ -187,24 +187,6 @@ class TrainingSetBuilderTest {
                 }
             }
             assertThat(nonEmpty).isGreaterThan(1_000);
-        }
-    }
-
-    static void assertSameValue(String what, Object want, Object got) {
-        if (want == null) {
-            assertThat(got).as(what).isNull();
-        } else if (want instanceof Double d) {
-            assertThat(((Number) got).doubleValue())
-                    .as(what)
-                    .isCloseTo(d, within(Math.abs(d) * 1e-9 + 1e-12));
-        } else if (want instanceof Float f) {
-            assertThat(((Number) got).floatValue()).as(what).isEqualTo(f);
-        } else if (want instanceof Long l) {
-            assertThat(((Number) got).longValue()).as(what).isEqualTo(l);
-        } else if (want instanceof Integer n) {
-            assertThat(((Number) got).intValue()).as(what).isEqualTo(n);
-        } else {
-            assertThat(String.valueOf(got)).as(what).isEqualTo(want.toString());
         }
     }
 
