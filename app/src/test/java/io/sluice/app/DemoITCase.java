@@ -263,30 +263,21 @@ class DemoITCase {
                             + "))");
             duck.execute("copy spine to '" + spine + "' (format parquet)");
 
-            String first =
-                    cli(
-                            "training-set",
-                            "--config",
-                            dir.resolve("sluice.yaml").toString(),
-                            "--spine",
-                            spine.toString(),
-                            "--features",
-                            String.join(",", features),
-                            "--out",
-                            out.toString());
+            String[] request = {
+                "training-set",
+                "--config",
+                dir.resolve("sluice.yaml").toString(),
+                "--spine",
+                spine.toString(),
+                "--features",
+                String.join(",", features),
+                "--out",
+                out.toString()
+            };
+            String first = cli(request);
             assertThat(first).contains("built new artifact");
             String digest = first.replaceAll("(?s).*artifact ([0-9a-f]{64}).*", "$1");
-            String second =
-                    cli(
-                            "training-set",
-                            "--config",
-                            dir.resolve("sluice.yaml").toString(),
-                            "--spine",
-                            spine.toString(),
-                            "--features",
-                            String.join(",", features),
-                            "--out",
-                            out.toString());
+            String second = cli(request);
             assertThat(second).contains("reused artifact " + digest);
 
             List<Map<String, Object>> built =

@@ -64,18 +64,20 @@ public final class WarehouseEvents {
     public List<EventEntry> events(ViewDef view, String entity, long from, long to)
             throws IOException {
         List<EventEntry> events = new ArrayList<>();
-        String prefix = String.format("%06d_0_", HiveBucketing.bucket(entity, table.buckets()));
+        int bucket = HiveBucketing.bucket(entity, table.buckets());
         long hour = HourPartitioner.hourMillis();
         for (long h = Math.floorDiv(from, hour) * hour; h < to; h += hour) {
-            Path dir = tableDir.resolve(HourPartitioner.partition(h));
-            if (!Files.isDirectory(dir)) {
-                continue;
-            }
-            try (DirectoryStream<Path> files =
-                    Files.newDirectoryStream(dir, prefix + "*.parquet")) {
-                for (Path file : files) {
-                    read(file, view, entity, from, to, events);
-                }
+            Path file = bucketFile(h, bucket);
+            if (file != null) {
+                scan(
+                        file,
+                        view,
+                        Set.of(entity),
+                        (k, e) -> {
+                            if (e.ts() >= from && e.ts() < to) {
+                                events.add(e);
+                            }
+                        });
             }
         }
         return events;
@@ -154,31 +156,5 @@ public final class WarehouseEvents {
         Set<Binary> keys = new HashSet<>();
         entities.forEach(e -> keys.add(Binary.fromString(e)));
         return FilterCompat.get(FilterApi.in(FilterApi.binaryColumn(table.key()), keys));
-    }
-
-    private void read(
-            Path file, ViewDef view, String entity, long from, long to, List<EventEntry> out)
-            throws IOException {
-        try (ParquetReader<GenericRecord> reader =
-                AvroParquetReader.<GenericRecord>builder(
-                                new LocalInputFile(file), new PlainParquetConfiguration())
-                        .withDataModel(GenericData.get())
-                        .withFilter(
-                                FilterCompat.get(
-                                        FilterApi.eq(
-                                                FilterApi.binaryColumn(table.key()),
-                                                Binary.fromString(entity))))
-                        .build()) {
-            GenericRecord r;
-            while ((r = reader.read()) != null) {
-                if (!entity.equals(String.valueOf(r.get(table.key())))) {
-                    continue; // the filter skips groups and pages; rows are checked here
-                }
-                long ts = Math.floorDiv((Long) r.get(table.eventTime()), toMillis);
-                if (ts >= from && ts < to) {
-                    out.add(view.entry(r, String.valueOf(r.get(table.id())), ts));
-                }
-            }
-        }
     }
 }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
-import io.sluice.features.job.FeaturesJob;
 import io.sluice.features.testing.Expected;
+import io.sluice.features.testing.StreamingRun;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
@@ -15,7 +15,6 @@ import io.sluice.ingest.HourPartitioner;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
-import io.sluice.testing.Topics;
 import io.sluice.warehouse.HourCompactor;
 import io.sluice.warehouse.WarehouseManifest;
 import java.nio.file.Files;
@@ -31,7 +30,6 @@ import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,7 +85,7 @@ class BackfillITCase {
                         defaults.items());
         new Generator(config.tables(), options).run(generated::add);
 
-        stream(config, generated);
+        StreamingRun.features(config, generated, KAFKA);
         Map<String, List<Map<String, Object>>> streamed = new LinkedHashMap<>();
         Map<String, Integer> streamedAll = new LinkedHashMap<>();
         for (FeatureViewConfig view : config.featureViews()) {
@@ -162,24 +160,6 @@ class BackfillITCase {
                     .containsExactlyElementsOf(streamed.get(view.name()));
             assertThat(view(again, view.name()).hoursRemoved()).isZero();
         }
-    }
-
-    /** The streaming features job, bounded, over the records sent to a real broker. */
-    private static void stream(SluiceConfig config, List<GeneratedRecord> generated)
-            throws Exception {
-        for (TableConfig t : config.tables()) {
-            KAFKA.broker().createTopics(2, t.topic());
-        }
-        Topics.send(
-                KAFKA.bootstrap(),
-                generated.stream()
-                        .map(r -> new ProducerRecord<>(r.topic(), r.key(), r.value()))
-                        .toList());
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        env.enableCheckpointing(500);
-        FeaturesJob.define(env, config, true);
-        env.execute("features-streaming");
     }
 
     /** The same records into complete landing hours (duplicates kept), then compacted. */

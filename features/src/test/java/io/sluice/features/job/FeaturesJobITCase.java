@@ -11,19 +11,17 @@ import io.sluice.features.agg.EventEntry;
 import io.sluice.features.online.LocalRedis;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.OnlineCheck;
+import io.sluice.features.testing.StreamingRun;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
-import io.sluice.testing.Topics;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -141,20 +139,8 @@ class FeaturesJobITCase {
     }
 
     private List<GeneratedRecord> run(SluiceConfig config) throws Exception {
-        for (TableConfig t : config.tables()) {
-            KAFKA.broker().createTopics(2, t.topic());
-        }
         List<GeneratedRecord> generated = Expected.stream(config, 4_000, 23);
-        Topics.send(
-                KAFKA.bootstrap(),
-                generated.stream()
-                        .map(r -> new ProducerRecord<>(r.topic(), r.key(), r.value()))
-                        .toList());
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        env.enableCheckpointing(500);
-        FeaturesJob.define(env, config, true);
-        env.execute("features-it");
+        StreamingRun.features(config, generated, KAFKA);
         return generated;
     }
 }
