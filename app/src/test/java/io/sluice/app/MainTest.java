@@ -34,11 +34,27 @@ class MainTest {
         System.setOut(oldOut);
     }
 
+    /** Runs the CLI, expects it to refuse its arguments (exit 2) and returns what it printed. */
+    private String refused(String... args) {
+        err.reset();
+        assertThat(Main.run(args)).as(String.join(" ", args)).isEqualTo(2);
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
     @Test
     void shouldDescribeEveryCommandInHelp() {
         for (String command :
                 new String[] {
-                    "demo", "ingest", "compact", "ddl", "features", "get", "generate", "bench"
+                    "demo",
+                    "ingest",
+                    "compact",
+                    "ddl",
+                    "features",
+                    "get",
+                    "check",
+                    "training-set",
+                    "generate",
+                    "bench"
                 }) {
             out.reset();
             assertThat(Main.run(command, "--help")).isZero();
@@ -48,19 +64,15 @@ class MainTest {
 
     @Test
     void shouldNameTheOptionWhenAnArgumentIsBad() {
-        assertThat(Main.run("demo", "--events", "lots")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--events", "lots");
+        assertThat(refused("demo", "--events", "lots")).contains("--events", "lots");
 
-        err.reset();
-        assertThat(Main.run("demo", "--events", "0")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--events must be at least 1");
+        assertThat(refused("demo", "--events", "0")).contains("--events must be at least 1");
     }
 
     @Test
     void shouldNameTheGeneratorOptionThatIsOutOfRange() {
-        assertThat(Main.run("generate", "--config", "unused.yaml", "--duplicate-rate", "1.5"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--duplicate-rate", "1.5");
+        assertThat(refused("generate", "--config", "unused.yaml", "--duplicate-rate", "1.5"))
+                .contains("--duplicate-rate", "1.5");
     }
 
     @Test
@@ -79,27 +91,23 @@ class MainTest {
                         + "    id: event_id\n"
                         + "    buckets: many\n");
 
-        assertThat(Main.run("ingest", "--config", config.toString())).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
+        assertThat(refused("ingest", "--config", config.toString()))
                 .contains("sluice.yaml:10", "tables[0].buckets");
     }
 
     @Test
     void shouldReportAMissingConfigFile(@TempDir Path dir) {
-        assertThat(Main.run("generate", "--config", dir.resolve("nope.yaml").toString()))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("nope.yaml");
+        assertThat(refused("generate", "--config", dir.resolve("nope.yaml").toString()))
+                .contains("nope.yaml");
     }
 
     @Test
     void shouldNameTheCompactOptionThatIsWrong() {
-        assertThat(Main.run("compact", "--config", "unused.yaml", "--from", "yesterday"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from", "yesterday");
+        assertThat(refused("compact", "--config", "unused.yaml", "--from", "yesterday"))
+                .contains("--from", "yesterday");
 
-        err.reset();
         assertThat(
-                        Main.run(
+                        refused(
                                 "compact",
                                 "--config",
                                 "unused.yaml",
@@ -107,20 +115,15 @@ class MainTest {
                                 "2026-11-21T06",
                                 "--to",
                                 "2026-11-21T00"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from", "must be before --to");
+                .contains("--from", "must be before --to");
 
-        err.reset();
-        assertThat(Main.run("compact", "--config", "unused.yaml", "--force", "--continuous"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--force", "--continuous");
+        assertThat(refused("compact", "--config", "unused.yaml", "--force", "--continuous"))
+                .contains("--force", "--continuous");
     }
 
     @Test
     void shouldListTheTablesWhenDdlIsAskedForAnUnknownOne() {
-        assertThat(Main.run("ddl", "--config", TestConfigs.referenceFile().toString(), "orders"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
+        assertThat(refused("ddl", "--config", TestConfigs.referenceFile().toString(), "orders"))
                 .contains("'orders'", "page_views, add_to_cart, purchases");
     }
 
@@ -128,7 +131,7 @@ class MainTest {
     void shouldNameTheGetOptionThatIsWrong() {
         String config = TestConfigs.referenceFile().toString();
         assertThat(
-                        Main.run(
+                        refused(
                                 "get",
                                 "--config",
                                 config,
@@ -136,12 +139,10 @@ class MainTest {
                                 "user_purchases",
                                 "--entities",
                                 "u1"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--features", "user_purchases");
+                .contains("--features", "user_purchases");
 
-        err.reset();
         assertThat(
-                        Main.run(
+                        refused(
                                 "get",
                                 "--config",
                                 config,
@@ -151,54 +152,44 @@ class MainTest {
                                 "u1",
                                 "--at",
                                 "yesterday"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--at", "yesterday");
+                .contains("--at", "yesterday");
     }
 
     @Test
     void shouldRefuseAnOnlineStoreThatIsNotRedis() {
         assertThat(
-                        Main.run(
+                        refused(
                                 "features",
                                 "--config",
                                 TestConfigs.referenceFile().toString(),
                                 "--online",
                                 "http://cache:6379"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--online", "redis://");
+                .contains("--online", "redis://");
     }
 
     @Test
     void shouldNameTheBackfillOptionThatIsMissingOrMisused() {
-        assertThat(Main.run("features", "--config", "unused.yaml", "--backfill")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
+        assertThat(refused("features", "--config", "unused.yaml", "--backfill"))
                 .contains("--backfill needs both --from and --to");
 
-        err.reset();
         assertThat(
-                        Main.run(
+                        refused(
                                 "features",
                                 "--config",
                                 "unused.yaml",
                                 "--backfill",
                                 "--from",
                                 "2026-11-21T00"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("missing --to");
+                .contains("missing --to");
 
-        err.reset();
-        assertThat(Main.run("features", "--config", "unused.yaml", "--from", "2026-11-21T00"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from is only for --backfill");
+        assertThat(refused("features", "--config", "unused.yaml", "--from", "2026-11-21T00"))
+                .contains("--from is only for --backfill");
 
-        err.reset();
-        assertThat(Main.run("features", "--config", "unused.yaml", "--to", "2026-11-21T06"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--to is only for --backfill");
+        assertThat(refused("features", "--config", "unused.yaml", "--to", "2026-11-21T06"))
+                .contains("--to is only for --backfill");
 
-        err.reset();
         assertThat(
-                        Main.run(
+                        refused(
                                 "features",
                                 "--config",
                                 "unused.yaml",
@@ -208,13 +199,10 @@ class MainTest {
                                 "2026-11-21T00",
                                 "--to",
                                 "2026-11-21T06"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains("--bounded cannot be used with --backfill");
 
-        err.reset();
         assertThat(
-                        Main.run(
+                        refused(
                                 "features",
                                 "--config",
                                 "unused.yaml",
@@ -223,12 +211,10 @@ class MainTest {
                                 "yesterday",
                                 "--to",
                                 "2026-11-21T06"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from", "'yesterday'");
+                .contains("--from", "'yesterday'");
 
-        err.reset();
         assertThat(
-                        Main.run(
+                        refused(
                                 "features",
                                 "--config",
                                 "unused.yaml",
@@ -237,8 +223,7 @@ class MainTest {
                                 "2026-11-21T06",
                                 "--to",
                                 "2026-11-21T06"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from", "must be before --to");
+                .contains("--from", "must be before --to");
     }
 
     @Test
@@ -254,7 +239,7 @@ class MainTest {
         Files.createDirectories(dir.resolve("raw/page_views/dt=2026-11-20/hr=23"));
 
         assertThat(
-                        Main.run(
+                        refused(
                                 "features",
                                 "--config",
                                 dir.resolve("sluice.yaml").toString(),
@@ -263,9 +248,6 @@ class MainTest {
                                 "2026-11-21T00",
                                 "--to",
                                 "2026-11-21T06"))
-                .isEqualTo(2);
-        String message = err.toString(StandardCharsets.UTF_8);
-        assertThat(message)
                 .contains(
                         "--backfill: cannot backfill [2026-11-21T00:00:00Z, 2026-11-21T06:00:00Z)",
                         "not complete yet (no _SUCCESS): purchases dt=2026-11-21/hr=03",
@@ -275,11 +257,10 @@ class MainTest {
                 .doesNotContain("hr=07", "hr=23");
         assertThat(dir.resolve("features")).as("nothing written").doesNotExist();
 
-        err.reset();
         String thisHour =
                 java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.HOURS).toString();
         assertThat(
-                        Main.run(
+                        refused(
                                 "features",
                                 "--config",
                                 dir.resolve("sluice.yaml").toString(),
@@ -288,8 +269,6 @@ class MainTest {
                                 "2026-11-21T00",
                                 "--to",
                                 thisHour.substring(0, 13)))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains("--to " + thisHour, "is not over until", "allowed_lateness");
     }
 }
