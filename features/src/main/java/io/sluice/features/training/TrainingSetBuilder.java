@@ -173,9 +173,22 @@ public final class TrainingSetBuilder {
                     Map.of());
         }
         Computed computed = compute(spine, request, plan);
+        if (!reuse) {
+            Path data = Files.createTempFile("training-set-", ".parquet");
+            write(spine, request, plan, computed, data);
+            return new Result(
+                    digest,
+                    data,
+                    false,
+                    plan.rows.length,
+                    plan.partitions,
+                    computed.files,
+                    computed.statuses);
+        }
         Files.createDirectories(artifacts());
         Path staging = artifacts().resolve("_staging-" + UUID.randomUUID());
         Files.createDirectories(staging);
+        boolean reused = false; // true if a concurrent request with the same inputs got there first
         try {
             write(spine, request, plan, computed, staging.resolve(DATA));
             Map<String, Object> manifest = new LinkedHashMap<>();
@@ -188,43 +201,21 @@ public final class TrainingSetBuilder {
             manifest.put("sample", request.sample().map(Sample::toString).orElse(null));
             manifest.put("partitions", plan.partitions);
             manifest.put("files_read", computed.files.size());
-            Map<String, Object> statuses = new LinkedHashMap<>();
-            computed.statuses.forEach((k, v) -> statuses.put(k, v));
-            manifest.put("statuses", statuses);
+            manifest.put("statuses", computed.statuses);
             new ObjectMapper()
                     .enable(SerializationFeature.INDENT_OUTPUT)
                     .writeValue(staging.resolve(MANIFEST).toFile(), manifest);
-            if (!reuse) {
-                Path data = Files.createTempFile("training-set-", ".parquet");
-                Files.move(staging.resolve(DATA), data, StandardCopyOption.REPLACE_EXISTING);
-                return new Result(
-                        digest,
-                        data,
-                        false,
-                        plan.rows.length,
-                        plan.partitions,
-                        computed.files,
-                        computed.statuses);
+            reused = Files.exists(dir);
+            if (!reused) {
+                Files.move(staging, dir, StandardCopyOption.ATOMIC_MOVE);
             }
-            if (Files.exists(dir)) {
-                // Built concurrently by another request with the same inputs: the same rows.
-                return new Result(
-                        digest,
-                        dir.resolve(DATA),
-                        true,
-                        plan.rows.length,
-                        plan.partitions,
-                        computed.files,
-                        computed.statuses);
-            }
-            Files.move(staging, dir, StandardCopyOption.ATOMIC_MOVE);
         } finally {
             deleteTree(staging);
         }
         return new Result(
                 digest,
                 dir.resolve(DATA),
-                false,
+                reused,
                 plan.rows.length,
                 plan.partitions,
                 computed.files,
