@@ -42,6 +42,17 @@ public interface OnlineStore extends AutoCloseable {
     /** The payloads of those {@code keys} that exist and have not expired at {@code now}. */
     Map<TileKey, byte[]> read(List<TileKey> keys, long now) throws IOException;
 
+    /** Whether any tile of {@code view} is stored, expired or not. */
+    boolean hasTiles(String view) throws IOException;
+
+    /**
+     * Deletes every tile of {@code view}: the first step of a rebuild, when the job that wrote them
+     * lost its state and would count differently.
+     *
+     * @return how many tiles were deleted
+     */
+    long clear(String view) throws IOException;
+
     @Override
     void close() throws IOException;
 }

@@ -1,11 +1,14 @@
 package io.sluice.features.online;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -142,6 +145,41 @@ public final class RedisOnlineStore implements OnlineStore {
             }
         }
         return found;
+    }
+
+    @Override
+    public synchronized boolean hasTiles(String view) throws IOException {
+        ScanCursor cursor = ScanCursor.INITIAL;
+        ScanArgs args = ScanArgs.Builder.matches(viewPattern(view)).limit(1000);
+        do {
+            KeyScanCursor<byte[]> page = await(connection.async().scan(cursor, args));
+            if (!page.getKeys().isEmpty()) {
+                return true;
+            }
+            cursor = page;
+        } while (!cursor.isFinished());
+        return false;
+    }
+
+    @Override
+    public synchronized long clear(String view) throws IOException {
+        ScanCursor cursor = ScanCursor.INITIAL;
+        ScanArgs args = ScanArgs.Builder.matches(viewPattern(view)).limit(1000);
+        long deleted = 0;
+        do {
+            KeyScanCursor<byte[]> page = await(connection.async().scan(cursor, args));
+            if (!page.getKeys().isEmpty()) {
+                deleted += await(connection.async().unlink(page.getKeys().toArray(byte[][]::new)));
+            }
+            cursor = page;
+        } while (!cursor.isFinished());
+        // Payload and version keys are deleted together; count tiles, not keys.
+        return deleted / 2;
+    }
+
+    /** A SCAN pattern for every key of {@code view}, with glob characters escaped. */
+    static String viewPattern(String view) {
+        return "sluice:{" + view.replaceAll("([\\\\*?\\[\\]])", "\\\\$1") + ":*";
     }
 
     private String scriptSha() throws IOException {

@@ -170,6 +170,36 @@ public final class SqliteOnlineStore implements OnlineStore {
         }
     }
 
+    @Override
+    public synchronized boolean hasTiles(String view) throws IOException {
+        try (PreparedStatement ps =
+                connection.prepareStatement("SELECT 1 FROM tiles WHERE view = ? LIMIT 1")) {
+            ps.setString(1, view);
+            try (ResultSet rs = ps.executeQuery()) {
+                boolean any = rs.next();
+                connection.commit();
+                return any;
+            }
+        } catch (SQLException e) {
+            rollback();
+            throw new IOException("SQLite read failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public synchronized long clear(String view) throws IOException {
+        try (PreparedStatement ps =
+                connection.prepareStatement("DELETE FROM tiles WHERE view = ?")) {
+            ps.setString(1, view);
+            int n = ps.executeUpdate();
+            connection.commit();
+            return n;
+        } catch (SQLException e) {
+            rollback();
+            throw new IOException("SQLite delete failed: " + e.getMessage(), e);
+        }
+    }
+
     private void rollback() {
         try {
             connection.rollback();

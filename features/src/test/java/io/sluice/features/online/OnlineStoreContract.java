@@ -65,6 +65,35 @@ abstract class OnlineStoreContract {
     }
 
     @Test
+    void clearsOneViewAndKeepsTheOthers() throws Exception {
+        String cleared = prefix + "view*[a]";
+        String kept = prefix + "view";
+        assertThat(store.hasTiles(cleared)).isFalse();
+        List<OnlineStore.TileWrite> writes = new ArrayList<>();
+        for (String v : List.of(cleared, kept)) {
+            for (int i = 0; i < 3; i++) {
+                writes.add(
+                        new OnlineStore.TileWrite(
+                                new OnlineStore.TileKey(
+                                        v, "e" + i, OnlineStore.Level.FINE, i * MINUTE),
+                                1,
+                                new byte[] {1},
+                                now + HOUR));
+            }
+        }
+        store.write(writes);
+        assertThat(store.hasTiles(cleared)).isTrue();
+
+        assertThat(store.clear(cleared)).isEqualTo(3);
+
+        assertThat(store.hasTiles(cleared)).isFalse();
+        assertThat(store.hasTiles(kept))
+                .as("a view whose name the first one's pattern matches")
+                .isTrue();
+        assertThat(store.read(List.of(writes.get(3).key()), now)).hasSize(1);
+    }
+
+    @Test
     void readsEveryFeatureAsTheLibraryComputesIt() throws Exception {
         SplittableRandom random = new SplittableRandom(42);
         Map<String, EntityTiles> entities = new LinkedHashMap<>();
