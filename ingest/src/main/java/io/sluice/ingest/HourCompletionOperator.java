@@ -1,6 +1,9 @@
 package io.sluice.ingest;
 
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -11,6 +14,8 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.connector.file.sink.FileSinkCommittable;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -22,6 +27,8 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides when a landing hour is complete and publishes its manifest. Runs after the file sink's
@@ -32,11 +39,18 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * every on-time row of the hour reached the writer before that watermark, so before the barrier, so
  * it is in a file that checkpoint committed. A late row re-opens its hour: its commit marks the
  * hour dirty again and the manifest is re-published with the new file.
+ *
+ * <p>What is pending does not live in state alone: at every start the operator also reads the
+ * landing zone ({@link LandingScan}), so an hour whose files were committed but whose manifest a
+ * killed job never wrote gets it even when the job restarts without state. The same scan finds the
+ * in-progress files that killed runs left behind; they are deleted once this run has committed its
+ * first checkpoint, after which nothing can still refer to a file older than the run.
  */
 final class HourCompletionOperator extends AbstractStreamOperator<Void>
         implements OneInputStreamOperator<CommittableMessage<FileSinkCommittable>, Void> {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(HourCompletionOperator.class);
 
     private final String basePath;
     private final String table;
@@ -61,6 +75,10 @@ final class HourCompletionOperator extends AbstractStreamOperator<Void>
     /** Committables still expected per checkpoint, from the committer's summaries. */
     private transient Map<Long, Long> pending;
 
+    /** Hidden files that runs before this one left unfinished, deleted after its first commit. */
+    private transient List<FileStatus> leftovers;
+
+    private transient long restoredCheckpoint;
     private transient ListState<String> dirtyState;
     private transient ListState<Tuple2<Long, Long>> watermarkState;
     private transient Counter published;
@@ -86,7 +104,8 @@ final class HourCompletionOperator extends AbstractStreamOperator<Void>
                                         "barrier-watermarks", Types.TUPLE(Types.LONG, Types.LONG)));
         schema = new Schema.Parser().parse(schemaJson);
         watermark = Long.MIN_VALUE;
-        lastBarrier = context.getRestoredCheckpointId().orElse(0L);
+        restoredCheckpoint = context.getRestoredCheckpointId().orElse(0L);
+        lastBarrier = restoredCheckpoint;
         lastBarrierBeforeEnd = -1;
         dirtyHours = new TreeSet<>();
         watermarkAtBarrier = new TreeMap<>();
@@ -94,6 +113,21 @@ final class HourCompletionOperator extends AbstractStreamOperator<Void>
         dirtyState.get().forEach(dirtyHours::add);
         watermarkState.get().forEach(t -> watermarkAtBarrier.put(t.f0, t.f1));
         published = getMetricGroup().counter("manifestsPublished");
+        leftovers = new ArrayList<>();
+        long startedAt = System.currentTimeMillis();
+        for (LandingScan.Hour hour : LandingScan.scan(new Path(basePath))) {
+            if (hour.unpublished()) {
+                dirtyHours.add(hour.partition());
+            }
+            for (FileStatus f : hour.leftovers()) {
+                if (f.getModificationTime() < startedAt) {
+                    leftovers.add(f);
+                }
+            }
+        }
+        if (!dirtyHours.isEmpty()) {
+            LOG.info("{}: hours waiting for their manifest: {}", table, dirtyHours);
+        }
     }
 
     @Override
@@ -137,6 +171,9 @@ final class HourCompletionOperator extends AbstractStreamOperator<Void>
     }
 
     private void publishCompleteHours(long checkpoint) throws Exception {
+        if (checkpoint > restoredCheckpoint && !leftovers.isEmpty()) {
+            removeLeftovers();
+        }
         long completedBy = completedWatermark(checkpoint);
         for (var it = dirtyHours.iterator(); it.hasNext(); ) {
             String hour = it.next();
@@ -157,6 +194,28 @@ final class HourCompletionOperator extends AbstractStreamOperator<Void>
         }
         // Barriers older than this commit are no longer needed to judge later commits.
         watermarkAtBarrier.headMap(checkpoint, false).clear();
+    }
+
+    /**
+     * Deletes what earlier runs left in progress. Called after this run's first own commit: the
+     * committer commits what the restored checkpoint still owed before it, so every file of that
+     * checkpoint has its final name by now, and files this run writes are newer than the list.
+     */
+    private void removeLeftovers() {
+        for (FileStatus f : leftovers) {
+            try {
+                FileSystem fs = f.getPath().getFileSystem();
+                if (fs.exists(f.getPath()) && fs.delete(f.getPath(), false)) {
+                    LOG.info(
+                            "{}: removed a file an earlier run left unfinished: {}",
+                            table,
+                            f.getPath());
+                }
+            } catch (IOException e) {
+                LOG.warn("{}: could not remove {}: {}", table, f.getPath(), e.toString());
+            }
+        }
+        leftovers.clear();
     }
 
     /**

@@ -155,6 +155,64 @@ class HourCompletionOperatorTest {
         }
     }
 
+    @Test
+    void shouldPublishAnHourCommittedBeforeAStartWithoutState() throws Exception {
+        // A killed run committed this hour's file and never wrote its manifest.
+        AvroFiles.writePageViews(base.resolve(HOUR).resolve("part-a-0.avro"), 4, H0 + 1);
+        try (var h = harness()) {
+            h.open();
+            h.processWatermark(new Watermark(DUE - 1));
+            h.snapshot(1, 1);
+            emptyCommit(h, 1);
+            assertThat(manifestRows()).as("not due yet").isEqualTo(-1);
+
+            h.processWatermark(new Watermark(DUE));
+            h.snapshot(2, 2);
+            emptyCommit(h, 2);
+            assertThat(manifestRows()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void shouldRepublishAnHourWhoseManifestMissesACommittedFile() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processWatermark(new Watermark(DUE));
+            h.snapshot(1, 1);
+            commit(h, 1, "part-a-0.avro", 3);
+        }
+        // Committed by a run that was killed before it could re-publish the manifest.
+        AvroFiles.writePageViews(base.resolve(HOUR).resolve("part-b-0.avro"), 2, H0 + 1);
+        try (var h = harness()) {
+            h.open();
+            h.processWatermark(new Watermark(DUE));
+            h.snapshot(1, 1);
+            emptyCommit(h, 1);
+            assertThat(manifestRows()).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void shouldRemoveWhatKilledRunsLeftInProgressAfterTheFirstCommit() throws Exception {
+        Path dir = java.nio.file.Files.createDirectories(base.resolve(HOUR));
+        Path inProgress = dir.resolve(".part-x-0.avro.inprogress.1234");
+        Path staged = dir.resolve("." + HourManifest.NAME + ".5678.tmp");
+        java.nio.file.Files.write(inProgress, new byte[] {1, 2, 3});
+        java.nio.file.Files.write(staged, new byte[] {4});
+        java.nio.file.Files.setLastModifiedTime(
+                inProgress, java.nio.file.attribute.FileTime.fromMillis(1000));
+        java.nio.file.Files.setLastModifiedTime(
+                staged, java.nio.file.attribute.FileTime.fromMillis(1000));
+        try (var h = harness()) {
+            h.open();
+            assertThat(inProgress).as("nothing is removed before a commit").exists();
+            h.snapshot(1, 1);
+            emptyCommit(h, 1);
+            assertThat(inProgress).doesNotExist();
+            assertThat(staged).doesNotExist();
+        }
+    }
+
     /** The operator only asks whether a committable has a file and which hour it is in. */
     private static final class Pending implements InProgressFileWriter.PendingFileRecoverable {
         @Override
