@@ -1,8 +1,13 @@
 package io.sluice.app;
 
+import io.sluice.config.Durations;
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.ingest.HourPartitioner;
+import io.sluice.ingest.LandingScan;
 import io.sluice.warehouse.CompactJob;
 import io.sluice.warehouse.HourCompactor;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,6 +69,13 @@ final class CompactCommand implements Callable<Integer> {
             description = "How often the continuous job looks for stale hours (default: 30s).")
     String interval;
 
+    @Option(
+            names = "--strict",
+            description =
+                    "Exit 1 if a landing hour has committed data but no manifest covering it"
+                            + " although it ended more than its allowed lateness ago.")
+    boolean strict;
+
     @Override
     public Integer call() throws Exception {
         CompactJob.Options options =
@@ -74,14 +86,60 @@ final class CompactCommand implements Callable<Integer> {
                         continuous,
                         duration("--interval", interval));
         SluiceConfig cfg = SluiceConfig.load(config);
-        StreamExecutionEnvironment env = Jobs.environment(cfg, "compact");
-        DataStream<HourCompactor.Result> results = CompactJob.define(env, cfg, options);
+        PrintWriter out = spec.commandLine().getOut();
+        int overdue = reportOverdue(cfg, System.currentTimeMillis(), out);
         if (continuous) {
-            results.sinkTo(new DiscardingSink<>()).name("results");
+            // The job keeps no state of its own; resuming only spares its trigger a restart.
+            RetainedCheckpoints retained =
+                    new RetainedCheckpoints(Jobs.checkpointDir(cfg, "compact"));
+            var latest = retained.latest();
+            retained.removeAllBut(latest.map(RetainedCheckpoints.Checkpoint::jobDir));
+            StartPoint start =
+                    latest.map(c -> StartPoint.checkpoint(c.path().toString()))
+                            .orElse(StartPoint.FRESH);
+            StreamExecutionEnvironment env = Jobs.environment(cfg, "compact", start);
+            CompactJob.define(env, cfg, options).sinkTo(new DiscardingSink<>()).name("results");
             env.execute("sluice-compact");
             return 0;
         }
-        return report(results, spec.commandLine().getOut());
+        StreamExecutionEnvironment env = Jobs.environment(cfg, "compact");
+        int code = report(CompactJob.define(env, cfg, options), out);
+        return code == 0 && strict && overdue > 0 ? 1 : code;
+    }
+
+    /**
+     * Prints every landing hour whose committed data no manifest covers although the hour ended
+     * more than its allowed lateness before {@code now}: compaction cannot see such an hour, and
+     * without this it would be silently missing from the warehouse. Returns how many.
+     */
+    static int reportOverdue(SluiceConfig cfg, long now, PrintWriter out) throws IOException {
+        int overdue = 0;
+        for (TableConfig t : cfg.tables()) {
+            for (LandingScan.Hour h :
+                    LandingScan.scan(
+                            new org.apache.flink.core.fs.Path(cfg.tablePath("raw", t.name())))) {
+                long due =
+                        h.hourStart()
+                                + HourPartitioner.hourMillis()
+                                + t.allowedLateness().toMillis();
+                if (h.unpublished() && due < now) {
+                    overdue++;
+                    out.printf(
+                            "%s %s: NOT COMPLETE: %d committed files, %s, although the hour"
+                                    + " ended more than its allowed lateness (%s) ago; the"
+                                    + " ingest job publishes the manifest once its watermark"
+                                    + " passes (is it running and are its topics receiving"
+                                    + " events?)%n",
+                            t.name(),
+                            h.partition(),
+                            h.committed().size(),
+                            h.manifested() == null ? "no _SUCCESS" : "some not in its _SUCCESS",
+                            Durations.format(t.allowedLateness()));
+                }
+            }
+        }
+        out.flush();
+        return overdue;
     }
 
     /** Runs a bounded compaction, prints one line per hour and a total; 1 if an hour failed. */

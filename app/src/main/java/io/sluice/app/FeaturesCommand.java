@@ -1,19 +1,23 @@
 package io.sluice.app;
 
+import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.OnlineConfig;
-import io.sluice.config.OnlineStore;
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.backfill.Backfill;
 import io.sluice.features.backfill.BackfillPlan;
 import io.sluice.features.job.FeaturesJob;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.OnlineStores;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code sluice features}: the streaming features job, as deployed. */
 @Command(
@@ -23,13 +27,15 @@ import picocli.CommandLine.Spec;
             "Run the features job: each feature view's source topic, through the ingest"
                     + " job's parse and de-duplicate path, into tiles in the online store and"
                     + " the offline feature log.",
+            "It resumes from the newest checkpoint an earlier run retained (or"
+                    + " --from-savepoint). Without state over a non-empty online store it"
+                    + " refuses to start, unless --rebuild clears the views' tiles and reads"
+                    + " the topics again from their earliest offsets.",
             "With --backfill --from --to it runs the same operators in batch over the"
                     + " warehouse hours in [--from, --to) instead, and replaces the feature log"
                     + " of those hours (the online store is not written)."
         })
 final class FeaturesCommand extends StreamingJobCommand {
-
-    @Spec CommandSpec spec;
 
     @Option(
             names = "--backfill",
@@ -51,6 +57,15 @@ final class FeaturesCommand extends StreamingJobCommand {
     String to;
 
     @Option(
+            names = "--rebuild",
+            description =
+                    "Start without state and rebuild the online store: delete every tile of"
+                            + " the views, then read each topic from its earliest retained"
+                            + " offset. Features whose windows reach before that offset are"
+                            + " under-counted until the window passes it.")
+    boolean rebuild;
+
+    @Option(
             names = "--online",
             description =
                     "Serve from this Redis (redis://host:port) instead of the config's online"
@@ -70,7 +85,7 @@ final class FeaturesCommand extends StreamingJobCommand {
         return new SluiceConfig(
                 config.kafka(),
                 config.storage(),
-                new OnlineConfig(OnlineStore.REDIS, online),
+                new OnlineConfig(io.sluice.config.OnlineStore.REDIS, online),
                 config.checkpoint(),
                 config.tables(),
                 config.featureViews());
@@ -79,6 +94,12 @@ final class FeaturesCommand extends StreamingJobCommand {
     @Override
     public Integer call() throws Exception {
         if (!backfill) {
+            if (rebuild && fromSavepoint != null) {
+                throw new IllegalArgumentException(
+                        "--rebuild and --from-savepoint exclude each other: a rebuild starts"
+                                + " without state");
+            }
+            fresh |= rebuild;
             if (from != null || to != null) {
                 throw new IllegalArgumentException(
                         (from != null ? "--from" : "--to")
@@ -134,6 +155,50 @@ final class FeaturesCommand extends StreamingJobCommand {
 
     @Override
     void define(StreamExecutionEnvironment env, SluiceConfig config, boolean bounded) {
-        FeaturesJob.define(env, config, bounded);
+        FeaturesJob.define(env, config, bounded, rebuild);
+    }
+
+    @Override
+    Optional<String> existingOutput(SluiceConfig config) throws IOException {
+        List<String> views = new ArrayList<>();
+        try (OnlineStore store = OnlineStores.open(config.online())) {
+            for (FeatureViewConfig v : config.featureViews()) {
+                if (store.hasTiles(v.name())) {
+                    views.add(v.name());
+                }
+            }
+        }
+        return views.isEmpty()
+                ? Optional.empty()
+                : Optional.of("the online store holds tiles of " + String.join(", ", views));
+    }
+
+    /**
+     * A job without state counts each tile from zero, while the store holds the counts of every
+     * event before the committed offsets: its writes would lose the compare-and-set, or win it with
+     * too few events. So it either rebuilds the store or does not start.
+     */
+    @Override
+    void startingWithoutState(SluiceConfig config, String output) throws IOException {
+        if (!rebuild) {
+            throw new IllegalArgumentException(
+                    "the features job has no state to start from, but "
+                            + output
+                            + ": counting again from the committed offsets would leave those"
+                            + " tiles wrong. Restore its state with --from-savepoint PATH, or"
+                            + " rebuild the store with --rebuild");
+        }
+        try (OnlineStore store = OnlineStores.open(config.online())) {
+            for (FeatureViewConfig v : config.featureViews()) {
+                long n = store.clear(v.name());
+                warn("--rebuild: deleted " + n + " tiles of " + v.name());
+            }
+        }
+    }
+
+    @Override
+    String withoutState() {
+        return "rebuild the store with --rebuild (deletes the views' tiles and reads the topics"
+                + " again from their earliest offsets)";
     }
 }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -22,13 +23,24 @@ public final class Jobs {
      * {@code checkpoint.dir}, or else to {@code <storage root>/_flink/<job>}.
      */
     static StreamExecutionEnvironment environment(SluiceConfig config, String job) {
-        URI dir =
-                config.checkpoint()
-                        .dir()
-                        .orElseGet(() -> URI.create(config.rootUri() + "/_flink/" + job));
+        return environment(config, job, StartPoint.FRESH);
+    }
+
+    /** The environment of a deployed job, restoring the state {@code start} names. */
+    static StreamExecutionEnvironment environment(
+            SluiceConfig config, String job, StartPoint start) {
+        Configuration conf = flinkConfig(checkpointDir(config, job));
+        start.applyTo(conf);
         return checkpointed(
-                StreamExecutionEnvironment.getExecutionEnvironment(flinkConfig(dir)),
+                StreamExecutionEnvironment.getExecutionEnvironment(conf),
                 config.checkpoint().interval());
+    }
+
+    /** Where a job's checkpoints go: {@code checkpoint.dir}, or {@code <root>/_flink/<job>}. */
+    static URI checkpointDir(SluiceConfig config, String job) {
+        return config.checkpoint()
+                .dir()
+                .orElseGet(() -> URI.create(config.rootUri() + "/_flink/" + job));
     }
 
     /** An in-process MiniCluster for local mode, checkpointing to {@code checkpointDir}. */
@@ -44,6 +56,12 @@ public final class Jobs {
         Configuration conf = new Configuration();
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir.toString());
+        // A job killed or cancelled keeps its newest checkpoint, so that the next start of the same
+        // job resumes from it (see RetainedCheckpoints); a job that finishes cleans up after
+        // itself.
+        conf.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         return conf;
     }
 

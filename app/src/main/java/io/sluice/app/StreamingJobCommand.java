@@ -1,13 +1,30 @@
 package io.sluice.app;
 
 import io.sluice.config.SluiceConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** A command that runs one of Sluice's Kafka-reading jobs, as deployed or bounded. */
+/**
+ * A command that runs one of Sluice's Kafka-reading jobs, as deployed or bounded.
+ *
+ * <p>A job resumes from state by default, the way the Kubernetes operator's {@code last-state}
+ * upgrade does: from the newest checkpoint any earlier run of the same job retained, or from a
+ * savepoint given with {@code --from-savepoint}. Starting without state over output the job already
+ * wrote forgets what it had de-duplicated and counted, so it is refused unless asked for with
+ * {@code --fresh}, and then warned about.
+ */
 abstract class StreamingJobCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
 
     @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
     Path config;
@@ -16,6 +33,21 @@ abstract class StreamingJobCommand implements Callable<Integer> {
             names = "--bounded",
             description = "Stop at the topics' current end offsets instead of running forever.")
     boolean bounded;
+
+    @Option(
+            names = "--from-savepoint",
+            paramLabel = "PATH",
+            description =
+                    "Restore from this savepoint or retained checkpoint instead of the newest"
+                            + " checkpoint of an earlier run.")
+    String fromSavepoint;
+
+    @Option(
+            names = "--fresh",
+            description =
+                    "Start without state even if an earlier run left a checkpoint or output. The"
+                            + " new run forgets what the old one had de-duplicated.")
+    boolean fresh;
 
     /** The job's name, e.g. {@code ingest}: also its checkpoint directory. */
     abstract String job();
@@ -28,12 +60,96 @@ abstract class StreamingJobCommand implements Callable<Integer> {
         return loaded;
     }
 
+    /**
+     * What the job already wrote that a run without state would disagree with, described for a
+     * message (e.g. "raw/ holds 12 landed hours"), or empty if nothing.
+     */
+    abstract Optional<String> existingOutput(SluiceConfig config) throws IOException;
+
+    /**
+     * Called when the job will start without state over {@code output}, which {@code --fresh}
+     * allowed: a job may refuse here, or repair what would disagree.
+     */
+    void startingWithoutState(SluiceConfig config, String output) throws IOException {
+        warn(
+                "starting WITHOUT state although "
+                        + output
+                        + " (--fresh): ids the earlier run de-duplicated may land again");
+    }
+
     @Override
     public Integer call() throws Exception {
         SluiceConfig cfg = adjust(SluiceConfig.load(config));
-        StreamExecutionEnvironment env = Jobs.environment(cfg, job());
+        StartPoint start = startPoint(cfg);
+        spec.commandLine()
+                .getErr()
+                .printf("sluice %s: starting from %s%n", job(), start.description());
+        spec.commandLine().getErr().flush();
+        StreamExecutionEnvironment env = Jobs.environment(cfg, job(), start);
         define(env, cfg, bounded);
         env.execute("sluice-" + job());
         return 0;
+    }
+
+    /** Decides where the job's state comes from, and cleans up what no start will need again. */
+    StartPoint startPoint(SluiceConfig cfg) throws IOException {
+        if (fromSavepoint != null && fresh) {
+            throw new IllegalArgumentException(
+                    "--fresh and --from-savepoint exclude each other: choose one");
+        }
+        if (fromSavepoint != null) {
+            return StartPoint.savepoint(fromSavepoint);
+        }
+        if (clusterRestores()) {
+            return new StartPoint(null, false, "the state the Flink cluster's configuration names");
+        }
+        RetainedCheckpoints retained = new RetainedCheckpoints(Jobs.checkpointDir(cfg, job()));
+        Optional<RetainedCheckpoints.Checkpoint> latest = retained.latest();
+        if (latest.isPresent() && !fresh) {
+            retained.removeAllBut(Optional.of(latest.get().jobDir()));
+            return StartPoint.checkpoint(latest.get().path().toString());
+        }
+        Optional<String> output = existingOutput(cfg);
+        if (output.isPresent()) {
+            if (!fresh) {
+                throw new IllegalArgumentException(
+                        "no retained checkpoint of the "
+                                + job()
+                                + " job under "
+                                + Jobs.checkpointDir(cfg, job())
+                                + ", but "
+                                + output.get()
+                                + ". Restore its state with --from-savepoint PATH, or "
+                                + withoutState());
+            }
+            startingWithoutState(cfg, output.get());
+        }
+        // Keep the newest checkpoint a --fresh start passes over, so it can still be restored.
+        retained.removeAllBut(latest.map(RetainedCheckpoints.Checkpoint::jobDir));
+        return StartPoint.FRESH;
+    }
+
+    /** How to start without state over existing output, and what it costs, for a message. */
+    String withoutState() {
+        return "start without state with --fresh (ids the earlier run de-duplicated may land"
+                + " again; compaction removes repeats within an hour)";
+    }
+
+    void warn(String message) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("sluice " + job() + ": WARNING: " + message);
+        err.flush();
+    }
+
+    /**
+     * Whether the cluster's own configuration already restores state: the Kubernetes operator sets
+     * {@code execution.state-recovery.path} for savepoint and last-state upgrades, and that wins.
+     */
+    private static boolean clusterRestores() {
+        String dir = System.getenv("FLINK_CONF_DIR");
+        return dir != null
+                && GlobalConfiguration.loadConfiguration(dir)
+                        .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
+                        .isPresent();
     }
 }

@@ -35,7 +35,7 @@ public final class Durations {
     }
 
     /** Formats in the largest unit that divides evenly, so messages echo what people write. */
-    static String format(Duration d) {
+    public static String format(Duration d) {
         long ms = d.toMillis();
         if (ms == 0) {
             return "0s";

@@ -140,13 +140,29 @@ public final class IngestJob {
     /** The table's Kafka source for {@code job}, which consumes as group {@code <group>-<job>}. */
     public static KafkaSource<Parsed> source(
             KafkaConfig kafka, TableConfig table, boolean bounded, String job) {
+        return source(kafka, table, bounded, job, false);
+    }
+
+    /**
+     * The table's Kafka source for {@code job}; with {@code fromEarliest} it ignores the group's
+     * committed offsets and reads the topic from its earliest retained offset (a rebuild).
+     */
+    public static KafkaSource<Parsed> source(
+            KafkaConfig kafka,
+            TableConfig table,
+            boolean bounded,
+            String job,
+            boolean fromEarliest) {
         var builder =
                 KafkaSource.<Parsed>builder()
                         .setBootstrapServers(kafka.bootstrap())
                         .setTopics(table.topic())
                         .setGroupId(kafka.group() + "-" + job)
                         .setStartingOffsets(
-                                OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
+                                fromEarliest
+                                        ? OffsetsInitializer.earliest()
+                                        : OffsetsInitializer.committedOffsets(
+                                                OffsetResetStrategy.EARLIEST))
                         .setDeserializer(new ParsingDeserializer(parseSpec(table)))
                         .setProperties(properties(kafka));
         if (bounded) {

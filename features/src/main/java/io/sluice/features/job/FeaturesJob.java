@@ -35,6 +35,18 @@ public final class FeaturesJob {
     /** Adds every view's pipeline, reading Kafka; bounded runs stop at the current end offsets. */
     public static void define(
             StreamExecutionEnvironment env, SluiceConfig config, boolean bounded) {
+        define(env, config, bounded, false);
+    }
+
+    /**
+     * Adds every view's pipeline; with {@code fromEarliest} each topic is read from its earliest
+     * retained offset, as a rebuild of the online store needs.
+     */
+    public static void define(
+            StreamExecutionEnvironment env,
+            SluiceConfig config,
+            boolean bounded,
+            boolean fromEarliest) {
         Sink<TileUpdate> online = new OnlineSink(config.online(), MAX_BATCH, FLUSH_INTERVAL_MILLIS);
         for (FeatureViewConfig view : config.featureViews()) {
             TableConfig table = config.table(view.source()).orElseThrow();
@@ -42,7 +54,7 @@ public final class FeaturesJob {
                     env,
                     view,
                     table,
-                    IngestJob.source(config.kafka(), table, bounded, job(view)),
+                    IngestJob.source(config.kafka(), table, bounded, job(view), fromEarliest),
                     online,
                     config.online().store() == io.sluice.config.OnlineStore.SQLITE,
                     config.tablePath("features", view.name()).toString());
