@@ -10,18 +10,18 @@ import org.apache.flink.core.execution.RecoveryClaimMode;
  * @param path a checkpoint or savepoint to restore, or null to start without state
  * @param claim whether the job takes the checkpoint over (and deletes it once subsumed): yes for
  *     the job's own retained checkpoints, no for a savepoint a user keeps
- * @param description how the start is reported, e.g. "the retained checkpoint …"
+ * @param description how the start is reported, e.g. "from the retained checkpoint …"
  */
 record StartPoint(String path, boolean claim, String description) {
 
     static final StartPoint FRESH = new StartPoint(null, false, "without state");
 
     static StartPoint checkpoint(String path) {
-        return new StartPoint(path, true, "the retained checkpoint " + path);
+        return new StartPoint(path, true, "from the retained checkpoint " + path);
     }
 
     static StartPoint savepoint(String path) {
-        return new StartPoint(path, false, "the savepoint or checkpoint " + path);
+        return new StartPoint(path, false, "from the savepoint or checkpoint " + path);
     }
 
     boolean restores() {

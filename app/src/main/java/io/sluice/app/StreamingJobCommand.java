@@ -81,9 +81,7 @@ abstract class StreamingJobCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         SluiceConfig cfg = adjust(SluiceConfig.load(config));
         StartPoint start = startPoint(cfg);
-        spec.commandLine()
-                .getErr()
-                .printf("sluice %s: starting from %s%n", job(), start.description());
+        spec.commandLine().getErr().printf("sluice %s: starting %s%n", job(), start.description());
         spec.commandLine().getErr().flush();
         StreamExecutionEnvironment env = Jobs.environment(cfg, job(), start);
         define(env, cfg, bounded);
@@ -97,14 +95,24 @@ abstract class StreamingJobCommand implements Callable<Integer> {
             throw new IllegalArgumentException(
                     "--fresh and --from-savepoint exclude each other: choose one");
         }
+        if (bounded && fromSavepoint != null) {
+            throw new IllegalArgumentException(
+                    "--bounded cannot restore --from-savepoint: a restored Kafka split keeps the"
+                            + " end offset of the run that saved it (none, for a job that runs"
+                            + " forever), so the bounded run would never end");
+        }
         if (fromSavepoint != null) {
             return StartPoint.savepoint(fromSavepoint);
         }
         if (clusterRestores()) {
-            return new StartPoint(null, false, "the state the Flink cluster's configuration names");
+            return new StartPoint(
+                    null, false, "from the state the Flink cluster's configuration names");
         }
         RetainedCheckpoints retained = new RetainedCheckpoints(Jobs.checkpointDir(cfg, job()));
-        Optional<RetainedCheckpoints.Checkpoint> latest = retained.latest();
+        // A bounded run reads from the committed offsets and leaves the retained state to the
+        // job that runs forever: it could not end if it restored that job's Kafka splits.
+        Optional<RetainedCheckpoints.Checkpoint> latest =
+                bounded ? Optional.empty() : retained.latest();
         if (latest.isPresent() && !fresh) {
             retained.removeAllBut(Optional.of(latest.get().jobDir()));
             return StartPoint.checkpoint(latest.get().path().toString());
@@ -124,8 +132,10 @@ abstract class StreamingJobCommand implements Callable<Integer> {
             }
             startingWithoutState(cfg, output.get());
         }
-        // Keep the newest checkpoint a --fresh start passes over, so it can still be restored.
-        retained.removeAllBut(latest.map(RetainedCheckpoints.Checkpoint::jobDir));
+        if (!bounded) {
+            // Keep the newest checkpoint a --fresh start passes over: it can still be restored.
+            retained.removeAllBut(latest.map(RetainedCheckpoints.Checkpoint::jobDir));
+        }
         return StartPoint.FRESH;
     }
 

@@ -74,6 +74,43 @@ class CommandsITCase {
     }
 
     @Test
+    void shouldReportLandedHoursWithoutAManifestAndFailOnThemWhenStrict() throws Exception {
+        SluiceConfig config = ReferenceConfig.writeInto(dir, KAFKA.bootstrap());
+        String configFile = dir.resolve("sluice.yaml").toString();
+        Instant start = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(7, ChronoUnit.HOURS);
+        TableConfig purchases = config.table("purchases").orElseThrow();
+        LandingHours.write(
+                dir, purchases, GeneratorOptions.defaults(300, 5).withStart(start), 1, false);
+        // A killed ingest job committed this hour's files and never wrote its manifest.
+        Path raw = Path.of(config.tablePath("raw", "purchases"));
+        Path orphaned;
+        try (var hours = java.nio.file.Files.list(raw)) {
+            Path day = hours.sorted().findFirst().orElseThrow();
+            try (var hrs = java.nio.file.Files.list(day)) {
+                orphaned = hrs.sorted().findFirst().orElseThrow();
+            }
+        }
+        java.nio.file.Files.delete(orphaned.resolve("_SUCCESS"));
+        String partition = raw.relativize(orphaned).toString();
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream stdout = System.out;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        int lenient;
+        int strict;
+        try {
+            lenient = Main.run("compact", "--config", configFile);
+            strict = Main.run("compact", "--config", configFile, "--strict");
+        } finally {
+            System.setOut(stdout);
+        }
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("purchases " + partition + ": NOT COMPLETE", "no _SUCCESS");
+        assertThat(lenient).isZero();
+        assertThat(strict).isEqualTo(1);
+    }
+
+    @Test
     void shouldBackfillTheFeatureLogOfTheCompactedHours() throws Exception {
         SluiceConfig config = ReferenceConfig.writeInto(dir, KAFKA.bootstrap());
         String configFile = dir.resolve("sluice.yaml").toString();

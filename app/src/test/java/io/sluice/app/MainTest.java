@@ -227,6 +227,50 @@ class MainTest {
     }
 
     @Test
+    void shouldRefuseToStartIngestWithoutStateOverLandedHours(@TempDir Path dir) throws Exception {
+        ReferenceConfig.writeInto(dir, "localhost:1");
+        Path hour = Files.createDirectories(dir.resolve("raw/purchases/dt=2026-11-21/hr=03"));
+        Files.write(hour.resolve("part-a-0.avro"), new byte[] {1});
+        String config = dir.resolve("sluice.yaml").toString();
+
+        assertThat(refused("ingest", "--config", config))
+                .contains(
+                        "no retained checkpoint of the ingest job",
+                        "raw/ already holds 1 landed hours",
+                        "--from-savepoint PATH",
+                        "--fresh");
+        assertThat(refused("ingest", "--config", config, "--fresh", "--from-savepoint", "/x"))
+                .contains("--fresh and --from-savepoint exclude each other");
+    }
+
+    @Test
+    void shouldRefuseToCountAgainOverAnOnlineStoreWithoutState(@TempDir Path dir) throws Exception {
+        io.sluice.config.SluiceConfig cfg = ReferenceConfig.writeInto(dir, "localhost:1");
+        try (var store = io.sluice.features.online.OnlineStores.open(cfg.online())) {
+            store.write(
+                    java.util.List.of(
+                            new io.sluice.features.online.OnlineStore.TileWrite(
+                                    new io.sluice.features.online.OnlineStore.TileKey(
+                                            "user_purchases",
+                                            "u1",
+                                            io.sluice.features.online.OnlineStore.Level.FINE,
+                                            0),
+                                    3,
+                                    new byte[] {1},
+                                    Long.MAX_VALUE)));
+        }
+        String config = dir.resolve("sluice.yaml").toString();
+
+        assertThat(refused("features", "--config", config, "--fresh"))
+                .contains(
+                        "the online store holds tiles of user_purchases",
+                        "--from-savepoint PATH",
+                        "--rebuild");
+        assertThat(refused("features", "--config", config, "--rebuild", "--from-savepoint", "/x"))
+                .contains("--rebuild and --from-savepoint exclude each other");
+    }
+
+    @Test
     void shouldRefuseToBackfillHoursThatAreIncompleteOrNotCompacted(@TempDir Path dir)
             throws Exception {
         ReferenceConfig.writeInto(dir, "localhost:9092");

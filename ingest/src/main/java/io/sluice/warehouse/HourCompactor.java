@@ -320,8 +320,10 @@ public final class HourCompactor {
                             files,
                             warehouseSchema.schema());
             Files.write(stagingHour.resolve(WarehouseManifest.NAME), manifest.toJson());
-            // The displaced set stays in the staging area for a grace period: a reader that
-            // listed the old directory just before the swap can still finish reading it.
+            // The displaced set stays in the staging area for a grace period, for inspection.
+            // Readers that opened its files keep reading them; a reader that only listed the old
+            // directory finds changed buckets gone (the README says so): no name in the
+            // warehouse can reach the old set without a listing seeing a mix.
             Path trash = staging.resolve(stem + "." + UUID.randomUUID() + TRASH_SUFFIX);
             AtomicDirectories.replace(stagingHour, warehouseHour(partition), trash);
             return manifest;
