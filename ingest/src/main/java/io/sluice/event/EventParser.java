@@ -12,7 +12,7 @@ import org.apache.avro.io.EncoderFactory;
 
 /**
  * The one parse-and-validate path that every job shares: bytes in, an {@link Event} or a {@link
- * DeadLetter} out. It never throws for bad input, so a bad record can never stop a job.
+ * DeadLetter} out. It never throws, whatever the input, so a bad record can never stop a job.
  *
  * <p>Not thread-safe (it reuses its encoder); create one per task.
  */
@@ -32,24 +32,35 @@ public final class EventParser {
         this.writer = new GenericDatumWriter<>(spec.schema());
     }
 
-    /** Parses one source record; {@code key} and {@code value} are its original bytes. */
+    /**
+     * Parses one source record; {@code key} and {@code value} are its original bytes. Never throws:
+     * what the decoders cannot bound or foresee (a decoder bug, a stack overflow) becomes a {@link
+     * Reason#MALFORMED} dead letter with the failure's message.
+     */
     public Parsed parse(
             String topic, int partition, long offset, long timestamp, byte[] key, byte[] value) {
+        Reason reason;
+        String message;
         try {
             return Parsed.accepted(toEvent(value));
         } catch (InvalidEventException e) {
-            return Parsed.rejected(
-                    new DeadLetter(
-                            spec.table(),
-                            topic,
-                            partition,
-                            offset,
-                            timestamp,
-                            key,
-                            value,
-                            e.reason(),
-                            e.getMessage()));
+            reason = e.reason();
+            message = e.getMessage();
+        } catch (RuntimeException | StackOverflowError e) {
+            reason = Reason.MALFORMED;
+            message = "unexpected parse failure: " + e;
         }
+        return Parsed.rejected(
+                new DeadLetter(
+                        spec.table(),
+                        topic,
+                        partition,
+                        offset,
+                        timestamp,
+                        key,
+                        value,
+                        reason,
+                        message));
     }
 
     /** Decodes and validates one record. */

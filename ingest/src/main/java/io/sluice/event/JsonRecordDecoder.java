@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -30,6 +31,12 @@ import org.apache.avro.generic.GenericRecord;
  * wrapped as {@code {"string": "x"}}, timestamps as bare numbers), which no ordinary producer
  * emits. Here a nullable field takes a plain value or null, and a timestamp takes epoch
  * milliseconds or an ISO-8601 instant. Every mismatch is reported with the field's path.
+ *
+ * <p>Bounded: the parser refuses nesting deeper than {@link #MAX_DEPTH}, numbers longer than {@link
+ * #MAX_NUMBER_CHARS} and documents or strings longer than the table's {@code max_record_bytes}.
+ * Text is strict: the bytes must be well-formed UTF-8 and no string may hold a lone UTF-16
+ * surrogate (such as the escape {@code \\ud800} in a string); both are malformed rather than
+ * rewritten.
  */
 public final class JsonRecordDecoder implements RecordDecoder {
 
@@ -40,8 +47,13 @@ public final class JsonRecordDecoder implements RecordDecoder {
                     .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                     .build();
 
-    private static final JsonFactory FACTORY = new JsonFactory();
+    /** Deeper than any schema; only unknown fields of lenient tables can nest further. */
+    static final int MAX_DEPTH = 64;
 
+    /** Far longer than any long or double needs; bounds BigInteger and BigDecimal parsing. */
+    static final int MAX_NUMBER_CHARS = 200;
+
+    private final JsonFactory factory;
     private final Schema schema;
     private final boolean strict;
 
@@ -54,17 +66,33 @@ public final class JsonRecordDecoder implements RecordDecoder {
     /**
      * @param schema the record schema to decode into
      * @param strict whether fields that the schema does not know are an error
+     * @param maxRecordBytes the largest document, and so string, the parser reads
      */
-    public JsonRecordDecoder(Schema schema, boolean strict) {
+    public JsonRecordDecoder(Schema schema, boolean strict, int maxRecordBytes) {
         this.schema = schema;
         this.strict = strict;
+        this.factory =
+                JsonFactory.builder()
+                        .streamReadConstraints(
+                                StreamReadConstraints.builder()
+                                        .maxNestingDepth(MAX_DEPTH)
+                                        .maxNumberLength(MAX_NUMBER_CHARS)
+                                        .maxStringLength(Math.max(1, maxRecordBytes))
+                                        .maxDocumentLength(Math.max(1, maxRecordBytes))
+                                        .build())
+                        .build();
     }
 
     @Override
     public GenericRecord decode(byte[] bytes) throws InvalidEventException {
+        int invalid = StrictText.invalidUtf8(bytes, 0, bytes.length);
+        if (invalid >= 0) {
+            throw new InvalidEventException(
+                    Reason.MALFORMED, "malformed JSON: invalid UTF-8 at byte " + invalid);
+        }
         // Duplicate keys are caught per field below; the parser's own detection costs a hash set
         // per object on the hot path.
-        try (JsonParser parser = FACTORY.createParser(bytes)) {
+        try (JsonParser parser = factory.createParser(bytes)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 throw new InvalidEventException(Reason.MALFORMED, "expected a JSON object");
             }
@@ -134,7 +162,7 @@ public final class JsonRecordDecoder implements RecordDecoder {
         switch (type == null ? Schema.Type.UNION : type.getType()) {
             case STRING:
                 if (token == JsonToken.VALUE_STRING) {
-                    return p.getText();
+                    return text(p.getText(), path);
                 }
                 break;
             case ENUM:
@@ -176,6 +204,22 @@ public final class JsonRecordDecoder implements RecordDecoder {
                 return value(s, MAPPER.readTree(p), path);
         }
         throw wrongType(path, describe(type), token, p.getText());
+    }
+
+    /** A decoded string, refused if it holds a lone surrogate. */
+    private static String text(String s, String path) throws InvalidEventException {
+        int at = StrictText.loneSurrogate(s);
+        if (at >= 0) {
+            throw new InvalidEventException(
+                    Reason.MALFORMED,
+                    "malformed JSON: field '"
+                            + path
+                            + "' holds a lone UTF-16 surrogate \\u"
+                            + Integer.toHexString(s.charAt(at))
+                            + " at char "
+                            + at);
+        }
+        return s;
     }
 
     private static Object streamLong(Schema s, JsonParser p, String path)
@@ -258,7 +302,7 @@ public final class JsonRecordDecoder implements RecordDecoder {
                 return union(s, v, path);
             case STRING:
                 if (v.isTextual()) {
-                    return v.textValue();
+                    return text(v.textValue(), path);
                 }
                 break;
             case ENUM:
@@ -311,7 +355,7 @@ public final class JsonRecordDecoder implements RecordDecoder {
                     for (var it = v.fields(); it.hasNext(); ) {
                         var e = it.next();
                         map.put(
-                                e.getKey(),
+                                text(e.getKey(), path + " (a key)"),
                                 value(s.getValueType(), e.getValue(), path + "." + e.getKey()));
                     }
                     return map;

@@ -37,6 +37,6 @@ public record ParseSpec(
     public RecordDecoder decoder() {
         return avro
                 ? new SingleObjectDecoder(schema, writerSchemas)
-                : new JsonRecordDecoder(schema, strict);
+                : new JsonRecordDecoder(schema, strict, maxRecordBytes);
     }
 }

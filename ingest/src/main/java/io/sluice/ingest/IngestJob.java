@@ -180,7 +180,9 @@ public final class IngestJob {
         return KafkaSink.<DeadLetter>builder()
                 .setBootstrapServers(kafka.bootstrap())
                 .setKafkaProducerConfig(producer)
-                .setRecordSerializer(new DeadLetterSerializer(topic))
+                .setRecordSerializer(
+                        new DeadLetterSerializer(
+                                topic, DeadLetterSerializer.maxRecordBytes(producer)))
                 .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                 // Stable across restarts (recovery needs it) and unique per topic and group.
                 .setTransactionalIdPrefix(kafka.group() + "-ingest-" + topic)

@@ -13,6 +13,7 @@ import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import io.sluice.testing.Topics;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -199,5 +200,165 @@ class IngestITCase {
                             "inside raw/page_views/dt=/hr=");
         }
         assertThat(Files.exists(Path.of("/tmp/escape"))).isFalse();
+    }
+
+    /**
+     * The tracker's two table-stopping records, and seeded random bytes, between valid records of a
+     * JSON and an Avro table: every valid record lands, every bad one is a dead letter with its
+     * reason, the ~1 MiB one truncated with its size and digest. No restarts are allowed, so a
+     * record that fails the job fails the test instead of looping.
+     */
+    @Test
+    void shouldLandValidRecordsAroundRecordsBuiltToStopATable() throws Exception {
+        SluiceConfig config = config();
+        TableConfig views = config.table("page_views").orElseThrow();
+        TableConfig carts = config.table("add_to_cart").orElseThrow();
+        Instant time = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(2, ChronoUnit.HOURS);
+        long seed = Long.getLong("sluice.seed", System.nanoTime());
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        io.sluice.event.EventParser viewParser =
+                new io.sluice.event.EventParser(
+                        IngestJob.parseSpec(views), System::currentTimeMillis);
+        io.sluice.event.EventParser cartParser =
+                new io.sluice.event.EventParser(
+                        IngestJob.parseSpec(carts), System::currentTimeMillis);
+        // Just under the broker's default message.max.bytes (1 MiB + 12) with its framing, so it
+        // reaches the topic; with the dead-letter headers it would exceed 1 MiB.
+        byte[] big =
+                ("{\"event_id\":\"big\",\"page\":\"" + "x".repeat((1 << 20) - 200) + "\"}")
+                        .getBytes(StandardCharsets.UTF_8);
+        byte[] twoGib = java.util.HexFormat.of().parseHex("c30186fcae8592bee764ecffffff0f616263");
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        List<String> validViews = new ArrayList<>();
+        List<String> validCarts = new ArrayList<>();
+        Map<String, String> badReasons = new HashMap<>(); // value digest -> expected reason
+        for (int i = 0; i < 60; i++) {
+            String id = "v-" + i;
+            validViews.add(id);
+            records.add(new ProducerRecord<>(views.topic(), "u1".getBytes(), viewJson(id, time)));
+            String cartId = "c-" + i;
+            validCarts.add(cartId);
+            records.add(
+                    new ProducerRecord<>(
+                            carts.topic(), "u1".getBytes(), cart(carts, cartId, time)));
+            if (i == 20) {
+                records.add(new ProducerRecord<>(views.topic(), "u1".getBytes(), big));
+                records.add(new ProducerRecord<>(carts.topic(), "u1".getBytes(), twoGib));
+            }
+            if (i % 3 == 0) {
+                byte[] noise = new byte[random.nextInt(1, 200)];
+                for (int b = 0; b < noise.length; b++) {
+                    noise[b] = (byte) random.nextInt(256);
+                }
+                boolean avro = random.nextBoolean();
+                if (avro) {
+                    System.arraycopy(twoGib, 0, noise, 0, Math.min(10, noise.length));
+                }
+                var parsed = (avro ? cartParser : viewParser).parse("t", 0, 0, 0, null, noise);
+                assertThat(parsed.isValid()).as("seed %d: noise is invalid", seed).isFalse();
+                badReasons.put(digest(noise), parsed.deadLetter.reason);
+                records.add(new ProducerRecord<>(avro ? carts.topic() : views.topic(), noise));
+            }
+        }
+        Topics.send(
+                KAFKA.bootstrap(),
+                records,
+                Map.of(
+                        org.apache.kafka.clients.producer.ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+                        2 << 20));
+
+        org.apache.flink.configuration.Configuration noRestarts =
+                new org.apache.flink.configuration.Configuration();
+        noRestarts.set(
+                org.apache.flink.configuration.RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(noRestarts);
+        env.setParallelism(2);
+        env.enableCheckpointing(200);
+        IngestJob.define(env, config, true);
+        env.executeAsync("ingest-hostile-it")
+                .getJobExecutionResult()
+                .get(3, java.util.concurrent.TimeUnit.MINUTES);
+
+        assertThat(Landing.rows(Path.of(config.tablePath("raw", views.name()))))
+                .extracting(r -> r.record().get("event_id").toString())
+                .containsExactlyInAnyOrderElementsOf(validViews);
+        assertThat(Landing.rows(Path.of(config.tablePath("raw", carts.name()))))
+                .extracting(r -> r.record().get("event_id").toString())
+                .containsExactlyInAnyOrderElementsOf(validCarts);
+
+        List<ConsumerRecord<byte[], byte[]>> dead = new ArrayList<>();
+        dead.addAll(
+                Topics.readAll(KAFKA.bootstrap(), DeadLetterSerializer.topicFor(views.topic())));
+        dead.addAll(
+                Topics.readAll(KAFKA.bootstrap(), DeadLetterSerializer.topicFor(carts.topic())));
+        assertThat(dead).as("seed %d", seed).hasSize(badReasons.size() + 2);
+        int truncated = 0;
+        for (ConsumerRecord<byte[], byte[]> d : dead) {
+            String reason = Topics.header(d, DeadLetterSerializer.REASON);
+            assertThat(Topics.header(d, DeadLetterSerializer.ERROR)).isNotBlank();
+            if (Topics.header(d, DeadLetterSerializer.TRUNCATED) != null) {
+                truncated++;
+                assertThat(reason).isEqualTo("OVERSIZE");
+                assertThat(d.topic()).isEqualTo(DeadLetterSerializer.topicFor(views.topic()));
+                assertThat(Topics.header(d, DeadLetterSerializer.ORIGINAL_BYTES))
+                        .isEqualTo(Integer.toString(big.length));
+                assertThat(Topics.header(d, DeadLetterSerializer.ORIGINAL_SHA256))
+                        .isEqualTo(digest(big));
+                assertThat(d.value()).isEqualTo(java.util.Arrays.copyOf(big, d.value().length));
+                assertThat(d.value().length).isLessThan(big.length).isGreaterThan(800 * 1024);
+            } else if (java.util.Arrays.equals(d.value(), twoGib)) {
+                assertThat(reason).isEqualTo("MALFORMED");
+                assertThat(Topics.header(d, DeadLetterSerializer.ERROR)).contains("string length");
+            } else {
+                assertThat(reason)
+                        .as("seed %d: reason of a noise record", seed)
+                        .isEqualTo(badReasons.get(digest(d.value())));
+            }
+        }
+        assertThat(truncated).isEqualTo(1);
+    }
+
+    private static byte[] viewJson(String id, Instant time) {
+        return ("{\"event_id\":\""
+                        + id
+                        + "\",\"event_time\":\""
+                        + time
+                        + "\",\"user_id\":\"u1\",\"session_id\":\"s1\",\"page\":\"/\","
+                        + "\"device\":\"WEB\",\"country\":\"DE\"}")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] cart(TableConfig table, String id, Instant time) throws Exception {
+        org.apache.avro.Schema schema = table.schema();
+        org.apache.avro.generic.GenericRecord r =
+                new org.apache.avro.generic.GenericData.Record(schema);
+        r.put("event_id", id);
+        r.put("event_time", time.toEpochMilli());
+        r.put("user_id", "u1");
+        r.put("session_id", "s1");
+        r.put("item_id", "i1");
+        r.put("category", "books");
+        r.put("price", 1.5f);
+        r.put("quantity", 1);
+        r.put(
+                "device",
+                new org.apache.avro.generic.GenericData.EnumSymbol(
+                        schema.getField("device").schema(), "WEB"));
+        r.put("country", "DE");
+        return new org.apache.avro.message.BinaryMessageEncoder<
+                        org.apache.avro.generic.GenericRecord>(
+                        org.apache.avro.generic.GenericData.get(), schema)
+                .encode(r)
+                .array();
+    }
+
+    private static String digest(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of()
+                    .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

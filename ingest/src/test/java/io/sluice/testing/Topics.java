@@ -20,16 +20,40 @@ public final class Topics {
     private Topics() {}
 
     public static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+        return producer(bootstrap, java.util.Map.of());
+    }
+
+    /** A producer with extra settings, e.g. a larger {@code max.request.size}. */
+    public static KafkaProducer<byte[], byte[]> producer(
+            String bootstrap, java.util.Map<String, Object> extra) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.putAll(extra);
         return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     public static void send(String bootstrap, List<ProducerRecord<byte[], byte[]>> records) {
-        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
-            records.forEach(producer::send);
+        send(bootstrap, records, java.util.Map.of());
+    }
+
+    /** Sends in order and waits for every acknowledgement, failing on the first error. */
+    public static void send(
+            String bootstrap,
+            List<ProducerRecord<byte[], byte[]>> records,
+            java.util.Map<String, Object> extra) {
+        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap, extra)) {
+            List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
+            records.forEach(r -> acks.add(producer.send(r)));
             producer.flush();
+            for (var ack : acks) {
+                ack.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("send failed", e.getCause());
         }
     }
 
