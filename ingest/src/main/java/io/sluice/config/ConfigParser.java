@@ -11,8 +11,6 @@ import java.util.function.Function;
 import org.apache.avro.Schema;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.error.Mark;
-import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
@@ -70,13 +68,8 @@ final class ConfigParser {
         options.setMergeOnCompose(true);
         try {
             return new Yaml(options).compose(new StringReader(yaml));
-        } catch (MarkedYAMLException e) {
-            Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
-            int line = mark == null ? 1 : mark.getLine() + 1;
-            String problem = e.getProblem() != null ? e.getProblem() : e.getMessage();
-            problems.addLine(line, "invalid YAML: " + problem);
         } catch (YAMLException e) {
-            problems.addLine(1, "invalid YAML: " + e.getMessage());
+            YamlSyntax.report(yaml, e, options, problems);
         }
         problems.throwIfAny();
         throw new AssertionError("unreachable");
