@@ -33,7 +33,7 @@ final class KafkaCommand implements Callable<Integer> {
 
     @Option(
             names = "--data-dir",
-            defaultValue = "./data/kafka",
+            defaultValue = "./kafka-data",
             description = "The broker's log directory (default ${DEFAULT-VALUE}).")
     Path dataDir;
 
