@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
         description = "Kafka to an exactly-once event lake and a consistent feature store.",
         subcommands = {
             DemoCommand.class,
+            KafkaCommand.class,
             IngestCommand.class,
             CompactCommand.class,
             DdlCommand.class,

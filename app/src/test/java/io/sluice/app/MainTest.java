@@ -46,6 +46,7 @@ class MainTest {
         for (String command :
                 new String[] {
                     "demo",
+                    "kafka",
                     "ingest",
                     "compact",
                     "ddl",
@@ -67,6 +68,18 @@ class MainTest {
         assertThat(refused("demo", "--events", "lots")).contains("--events", "lots");
 
         assertThat(refused("demo", "--events", "0")).contains("--events must be at least 1");
+    }
+
+    @Test
+    void shouldNameTheKafkaOptionThatIsOutOfRangeBeforeStartingABroker(@TempDir Path dir) {
+        Path data = dir.resolve("kafka");
+        assertThat(refused("kafka", "--port", "70000", "--data-dir", data.toString()))
+                .contains("--port must be between 1 and 65535, got 70000");
+        assertThat(refused("kafka", "--partitions", "0", "--data-dir", data.toString()))
+                .contains("--partitions must be at least 1");
+        assertThat(refused("kafka", "--config", dir.resolve("nope.yaml").toString()))
+                .contains("nope.yaml");
+        assertThat(data).as("no broker was started").doesNotExist();
     }
 
     @Test

@@ -11,8 +11,6 @@ import java.util.function.Function;
 import org.apache.avro.Schema;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.error.Mark;
-import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
@@ -70,13 +68,8 @@ final class ConfigParser {
         options.setMergeOnCompose(true);
         try {
             return new Yaml(options).compose(new StringReader(yaml));
-        } catch (MarkedYAMLException e) {
-            Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
-            int line = mark == null ? 1 : mark.getLine() + 1;
-            String problem = e.getProblem() != null ? e.getProblem() : e.getMessage();
-            problems.addLine(line, "invalid YAML: " + problem);
         } catch (YAMLException e) {
-            problems.addLine(1, "invalid YAML: " + e.getMessage());
+            YamlSyntax.report(yaml, e, options, problems);
         }
         problems.throwIfAny();
         throw new AssertionError("unreachable");
@@ -89,7 +82,7 @@ final class ConfigParser {
             return byName;
         }
         List<YamlMapping> items = root.mappings("tables", TableParser.KEYS, true);
-        Map<String, ParsedTable> byTopic = new LinkedHashMap<>();
+        List<ParsedTable> withTopic = new ArrayList<>();
         for (YamlMapping item : items == null ? List.<YamlMapping>of() : items) {
             ParsedTable table = TableParser.parse(item);
             ParsedTable sameName =
@@ -103,21 +96,71 @@ final class ConfigParser {
                                 + sameName.source().line("name")
                                 + ")");
             }
-            ParsedTable sameTopic =
-                    table.topic() == null ? null : byTopic.putIfAbsent(table.topic(), table);
-            if (sameTopic != null) {
-                item.report(
-                        "topic",
-                        "topic '"
-                                + table.topic()
-                                + "' is already read by table '"
-                                + sameTopic.name()
-                                + "' (line "
-                                + sameTopic.source().line("topic")
-                                + ")");
+            if (table.topic() != null) {
+                String clash = topicClash(table, withTopic);
+                if (clash != null) {
+                    item.report("topic", clash);
+                } else {
+                    withTopic.add(table);
+                }
             }
         }
         return byName;
+    }
+
+    /**
+     * Why {@code table}'s topic cannot be used next to the earlier tables' topics, or null. Kafka
+     * refuses to create a topic whose name differs from an existing one only in '.' versus '_'
+     * (both become '_' in metric names), so such names clash too; and every table also owns its
+     * dead-letter topic.
+     */
+    private static String topicClash(ParsedTable table, List<ParsedTable> earlier) {
+        String topic = table.topic();
+        String deadLetters = topic + TableConfig.DEAD_LETTER_SUFFIX;
+        for (ParsedTable other : earlier) {
+            String where =
+                    (other.name() != null ? "table '" + other.name() + "'" : other.source().path())
+                            + " (line "
+                            + other.source().line("topic")
+                            + ")";
+            String otherDeadLetters = other.topic() + TableConfig.DEAD_LETTER_SUFFIX;
+            String sameInKafka = ": Kafka treats '.' and '_' in topic names as the same";
+            if (topic.equals(other.topic())) {
+                return "topic '" + topic + "' is already read by " + where;
+            }
+            if (collide(topic, other.topic())) {
+                return "topic '"
+                        + topic
+                        + "' collides with topic '"
+                        + other.topic()
+                        + "' of "
+                        + where
+                        + sameInKafka;
+            }
+            if (collide(topic, otherDeadLetters)) {
+                return "topic '"
+                        + topic
+                        + "' collides with '"
+                        + otherDeadLetters
+                        + "', the dead-letter topic of "
+                        + where
+                        + sameInKafka;
+            }
+            if (collide(deadLetters, other.topic())) {
+                return "its dead-letter topic '"
+                        + deadLetters
+                        + "' collides with topic '"
+                        + other.topic()
+                        + "' of "
+                        + where
+                        + sameInKafka;
+            }
+        }
+        return null;
+    }
+
+    private static boolean collide(String a, String b) {
+        return a.replace('.', '_').equals(b.replace('.', '_'));
     }
 
     private static List<FeatureViewConfig> featureViews(

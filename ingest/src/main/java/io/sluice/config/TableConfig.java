@@ -46,6 +46,12 @@ public record TableConfig(
         Duration maxPast,
         Duration dedupRetention)
         implements Serializable {
+    /**
+     * Ends the name of every dead-letter topic: the ingest job writes the records of {@code topic}
+     * that it refuses to {@code topic + DEAD_LETTER_SUFFIX}. No table may read such a topic.
+     */
+    public static final String DEAD_LETTER_SUFFIX = ".dlq";
+
     public TableConfig {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(topic, "topic");

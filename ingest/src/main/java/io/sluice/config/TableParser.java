@@ -50,6 +50,21 @@ final class TableParser {
                             + "'");
             topic = null;
         }
+        if (topic != null && topic.endsWith(TableConfig.DEAD_LETTER_SUFFIX)) {
+            String source =
+                    topic.substring(0, topic.length() - TableConfig.DEAD_LETTER_SUFFIX.length());
+            m.report(
+                    "topic",
+                    "'"
+                            + topic
+                            + "' is a dead-letter topic (the ingest job writes there the records"
+                            + " it refuses from '"
+                            + source
+                            + "'); a table may not read a topic ending in '"
+                            + TableConfig.DEAD_LETTER_SUFFIX
+                            + "'");
+            topic = null;
+        }
         String schemaName = m.requiredString("schema");
         Schema schema = schemaName == null ? null : resolve(m, schemaName);
         TableFormat format = m.optionalChoice("format", TableFormat.class, TableFormat.JSON);

@@ -1,5 +1,6 @@
 package io.sluice.ingest;
 
+import io.sluice.config.TableConfig;
 import io.sluice.event.DeadLetter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -80,7 +81,7 @@ public final class DeadLetterSerializer implements KafkaRecordSerializationSchem
 
     /** The dead-letter topic of a source topic. */
     public static String topicFor(String sourceTopic) {
-        return sourceTopic + ".dlq";
+        return sourceTopic + TableConfig.DEAD_LETTER_SUFFIX;
     }
 
     /**

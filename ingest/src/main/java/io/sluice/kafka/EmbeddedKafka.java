@@ -3,7 +3,9 @@ package io.sluice.kafka;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,10 +102,26 @@ public final class EmbeddedKafka implements AutoCloseable {
      * is reused as is, so topics and committed data survive a restart.
      */
     public static EmbeddedKafka start(Path logDir) {
-        return start(logDir, false);
+        return start(logDir, 0, false);
+    }
+
+    /**
+     * Starts a broker storing its data in {@code logDir} and listening for clients on {@code port}
+     * of the loopback address (0 for a free one), for a broker that clients find again after it
+     * restarts. A directory formatted by an earlier run is reused as is.
+     */
+    public static EmbeddedKafka start(Path logDir, int port) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be between 0 and 65535, got " + port);
+        }
+        return start(logDir, port, false);
     }
 
     private static EmbeddedKafka start(Path logDir, boolean deleteLogDirOnClose) {
+        return start(logDir, 0, deleteLogDirOnClose);
+    }
+
+    private static EmbeddedKafka start(Path logDir, int port, boolean deleteLogDirOnClose) {
         PreboundSockets sockets = new PreboundSockets();
         ControllerServer controller = null;
         BrokerServer broker = null;
@@ -111,8 +129,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         long startNanos = System.nanoTime();
         try {
             Files.createDirectories(logDir);
-            int brokerPort = sockets.bind(BROKER_LISTENER);
-            int controllerPort = sockets.bind(CONTROLLER_LISTENER);
+            int brokerPort = sockets.bind(BROKER_LISTENER, port);
+            int controllerPort = sockets.bind(CONTROLLER_LISTENER, 0);
             KafkaConfig config = new KafkaConfig(config(logDir, brokerPort, controllerPort), false);
             formatIfNeeded(logDir);
 
@@ -168,7 +186,8 @@ public final class EmbeddedKafka implements AutoCloseable {
                             + STARTUP_TIMEOUT.toSeconds()
                             + "s, log dir "
                             + logDir
-                            + ")",
+                            + "): "
+                            + e.getMessage(),
                     e);
         }
     }
@@ -338,12 +357,19 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final class PreboundSockets implements ServerSocketFactory {
         private final Map<String, ServerSocketChannel> channels = new ConcurrentHashMap<>();
 
-        int bind(String listener) throws IOException {
+        int bind(String listener, int port) throws IOException {
             ServerSocketChannel channel = ServerSocketChannel.open();
             channels.put(listener, channel);
             // Kafka's acceptor multiplexes the channel with a selector.
             channel.configureBlocking(false);
-            channel.bind(new InetSocketAddress(HOST, 0));
+            // A fixed port must be usable again right after a previous broker on it was killed.
+            channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            try {
+                channel.bind(new InetSocketAddress(HOST, port));
+            } catch (BindException e) {
+                throw new BindException(
+                        "port " + port + " of " + HOST + " is in use (" + e.getMessage() + ")");
+            }
             return channel.socket().getLocalPort();
         }
 

@@ -97,7 +97,9 @@ class StructureValidationTest {
         assertThat(errors(yaml))
                 .singleElement()
                 .asString()
-                .startsWith("sluice.yaml:10: invalid YAML: mapping values are not allowed");
+                .startsWith(
+                        "sluice.yaml:10: tables[0].key: invalid YAML: mapping values are not"
+                                + " allowed");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static io.sluice.config.TestConfigs.VALID;
 import static io.sluice.config.TestConfigs.errors;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.ingest.DeadLetterSerializer;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -177,5 +178,71 @@ class TableValidationTest {
                                 + " (first at line 6)",
                         "sluice.yaml:14: tables[1].topic: topic 'shop.purchases' is already read"
                                 + " by table 'purchases' (line 7)");
+    }
+
+    /** {@link VALID} with a second table (lines 13-19) reading {@code topic} (line 14). */
+    private static String withSecondTable(String topic) {
+        return VALID
+                + """
+                  - name: purchases_copy
+                    topic: %s
+                    schema: Purchase
+                    event_time: event_time
+                    key: user_id
+                    id: event_id
+                    buckets: 16
+                """
+                        .formatted(topic);
+    }
+
+    @Test
+    void shouldRefuseATableReadingAnotherTablesDeadLetterTopic() {
+        assertThat(errors(withSecondTable("shop.purchases.dlq")))
+                .containsExactly(
+                        "sluice.yaml:14: tables[1].topic: 'shop.purchases.dlq' is a dead-letter"
+                                + " topic (the ingest job writes there the records it refuses"
+                                + " from 'shop.purchases'); a table may not read a topic ending"
+                                + " in '.dlq'");
+    }
+
+    @Test
+    void shouldRefuseADeadLetterTopicEvenWithoutItsSourceTable() {
+        assertThat(errors(VALID.replace("topic: shop.purchases", "topic: shop.orders.dlq")))
+                .singleElement()
+                .asString()
+                .startsWith("sluice.yaml:7: tables[0].topic: 'shop.orders.dlq' is a dead-letter");
+        // The suffix is what is refused, not the letters anywhere in the name.
+        assertThat(TestConfigs.parse(withSecondTable("shop.dlq.replay")).tables()).hasSize(2);
+    }
+
+    @Test
+    void shouldUseTheSuffixTheIngestJobWritesDeadLettersTo() {
+        assertThat(DeadLetterSerializer.topicFor("shop.purchases"))
+                .isEqualTo("shop.purchases" + TableConfig.DEAD_LETTER_SUFFIX);
+    }
+
+    @Test
+    void shouldRefuseTopicsThatKafkaWouldTakeForTheSameName() {
+        assertThat(errors(withSecondTable("shop_purchases")))
+                .containsExactly(
+                        "sluice.yaml:14: tables[1].topic: topic 'shop_purchases' collides with"
+                                + " topic 'shop.purchases' of table 'purchases' (line 7): Kafka"
+                                + " treats '.' and '_' in topic names as the same");
+        assertThat(errors(withSecondTable("shop.purchases_dlq")))
+                .containsExactly(
+                        "sluice.yaml:14: tables[1].topic: topic 'shop.purchases_dlq' collides"
+                                + " with 'shop.purchases.dlq', the dead-letter topic of table"
+                                + " 'purchases' (line 7): Kafka treats '.' and '_' in topic"
+                                + " names as the same");
+        assertThat(
+                        errors(
+                                VALID.replace("topic: shop.purchases", "topic: shop.purchases_dlq")
+                                        + withSecondTable("shop.purchases")
+                                                .substring(VALID.length())))
+                .containsExactly(
+                        "sluice.yaml:14: tables[1].topic: its dead-letter topic"
+                                + " 'shop.purchases.dlq' collides with topic 'shop.purchases_dlq'"
+                                + " of table 'purchases' (line 7): Kafka treats '.' and '_' in"
+                                + " topic names as the same");
     }
 }

@@ -3,6 +3,7 @@ package io.sluice.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,6 +75,26 @@ class EmbeddedKafkaTest {
         }
         try (EmbeddedKafka kafka = EmbeddedKafka.start(dir)) {
             assertThat(topics(kafka)).contains("durable");
+        }
+    }
+
+    @Test
+    void listensOnTheGivenPortAndRefusesOneInUse(@TempDir Path dir) throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("a"), port)) {
+            assertThat(kafka.bootstrapServers()).isEqualTo("127.0.0.1:" + port);
+            kafka.createTopics(1, "fixed");
+            assertThat(topics(kafka)).contains("fixed");
+
+            assertThatThrownBy(() -> EmbeddedKafka.start(dir.resolve("b"), port))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("port " + port + " of 127.0.0.1 is in use");
+        }
+        try (EmbeddedKafka again = EmbeddedKafka.start(dir.resolve("a"), port)) {
+            assertThat(topics(again)).contains("fixed");
         }
     }
 
