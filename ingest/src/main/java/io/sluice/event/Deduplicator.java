@@ -148,7 +148,7 @@ public class Deduplicator extends KeyedProcessFunction<String, Event, Event> {
                 "Id {} arrived again with a different payload in hour {}: {} (by the earliest event"
                         + " time, then the smallest payload digest){}",
                 event.id,
-                DuplicateRule.hour(event.eventTime),
+                java.time.Instant.ofEpochMilli(DuplicateRule.hour(event.eventTime)),
                 replaces ? "this copy replaces the kept one" : "the kept copy wins",
                 unlogged == 0 ? "" : "; " + unlogged + " more conflicts since the last message");
         lastWarn = now;
