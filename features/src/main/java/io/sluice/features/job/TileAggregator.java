@@ -157,7 +157,10 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             ctx.timerService().registerEventTimeTimer(TileWrites.expiry(view, start, s));
         } else if (log != null && start + s <= watermark) {
             // A late event changed a tile that was already logged: log its new state.
-            ctx.output(log, FeatureLog.row(logSchema, view, ctx.getCurrentKey(), tile));
+            ctx.output(
+                    log,
+                    FeatureLog.row(
+                            logSchema, view, ctx.getCurrentKey(), tile, fineVersion(start, tile)));
         }
         markDirty(dirtyFine, start, event.eventTime);
 
@@ -198,7 +201,10 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         bumpFineVersion(start, tile.size() + 1);
         if (log != null && start + s <= watermark) {
             // Like a late event: the tile was logged already; log its new state.
-            ctx.output(log, FeatureLog.row(logSchema, view, ctx.getCurrentKey(), tile));
+            ctx.output(
+                    log,
+                    FeatureLog.row(
+                            logSchema, view, ctx.getCurrentKey(), tile, fineVersion(start, tile)));
         }
         markDirty(dirtyFine, start, event.eventTime);
 
@@ -251,7 +257,14 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         if (log != null) {
             Tile ended = fine.get(timestamp - view.tileMillis());
             if (ended != null && ended.size() > 0) {
-                ctx.output(log, FeatureLog.row(logSchema, view, ctx.getCurrentKey(), ended));
+                ctx.output(
+                        log,
+                        FeatureLog.row(
+                                logSchema,
+                                view,
+                                ctx.getCurrentKey(),
+                                ended,
+                                fineVersion(ended.start(), ended)));
             }
         }
         long fineStart = timestamp - view.tileMillis() - 2 * view.ttlMillis();
