@@ -113,6 +113,46 @@ class TileAggregatorTest {
         }
     }
 
+    /**
+     * A retraction in a tile that was logged already logs the tile again, like a late event, with
+     * fewer events and a greater version.
+     */
+    @org.junit.jupiter.api.Test
+    void retractionInALoggedTileLogsItAgainWithAGreaterVersion() throws Exception {
+        SluiceConfig config = TestConfigs.shop(root, "localhost:1", "t");
+        TableConfig table = config.table("purchases").orElseThrow();
+        ViewDef view =
+                ViewDef.of(
+                        config.featureViews().stream()
+                                .filter(v -> v.name().equals("user_purchases"))
+                                .findFirst()
+                                .orElseThrow(),
+                        table);
+        var tag = io.sluice.features.log.FeatureLog.tag(view);
+        Event other = event(table, "other", T0 + 10_000, 5.0f);
+        Event loser = event(table, "dup", T0 + 20_000, 7.0f);
+        try (var h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new TileAggregator(view, table.schema(), tag)),
+                        (Event e) -> e.key,
+                        Types.STRING)) {
+            h.open();
+            h.processElement(new StreamRecord<>(other, other.eventTime));
+            h.processElement(new StreamRecord<>(loser, loser.eventTime));
+            h.processWatermark(T0 + view.tileMillis()); // the tile's end: it is logged
+            h.processElement(
+                    new StreamRecord<>(
+                            Event.retraction(loser.id, loser.key, loser.eventTime),
+                            loser.eventTime));
+
+            List<GenericRecord> rows = new java.util.ArrayList<>();
+            h.getSideOutput(tag).forEach(r -> rows.add(r.getValue()));
+            assertThat(rows)
+                    .extracting(r -> r.get("events") + "@" + r.get("version"))
+                    .containsExactly("2@2", "1@3");
+        }
+    }
+
     private static KeyedOneInputStreamOperatorTestHarness<String, Event, TileUpdate> harness(
             ViewDef view, TableConfig table) throws Exception {
         var h =
