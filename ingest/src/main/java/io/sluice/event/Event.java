@@ -21,8 +21,16 @@ public class Event {
     /** Event time, epoch milliseconds UTC. */
     public long eventTime;
 
-    /** The record, Avro binary in the table's current schema. */
+    /** The record, Avro binary in the table's current schema; empty in a retraction. */
     public byte[] payload;
+
+    /**
+     * True if this element withdraws an earlier copy of its id (the one with this id, key and event
+     * time) that lost to a later-arriving copy under {@link DuplicateRule}. Only the features job's
+     * de-duplication emits retractions ({@link Deduplicator#withRetractions}); the lake never sees
+     * one.
+     */
+    public boolean retraction;
 
     public Event() {}
 
@@ -33,10 +41,18 @@ public class Event {
         this.payload = payload;
     }
 
+    /** Withdraws the copy of {@code id} with this entity key and event time. */
+    public static Event retraction(String id, String key, long eventTime) {
+        Event e = new Event(id, key, eventTime, new byte[0]);
+        e.retraction = true;
+        return e;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof Event e
                 && eventTime == e.eventTime
+                && retraction == e.retraction
                 && Objects.equals(id, e.id)
                 && Objects.equals(key, e.key)
                 && Arrays.equals(payload, e.payload);
@@ -49,6 +65,13 @@ public class Event {
 
     @Override
     public String toString() {
-        return "Event{id=" + id + ", key=" + key + ", eventTime=" + eventTime + "}";
+        return "Event{id="
+                + id
+                + ", key="
+                + key
+                + ", eventTime="
+                + eventTime
+                + (retraction ? ", retraction" : "")
+                + "}";
     }
 }

@@ -6,6 +6,7 @@ import io.sluice.config.TableConfig;
 import io.sluice.config.TableFormat;
 import io.sluice.event.DeadLetter;
 import io.sluice.event.Deduplicator;
+import io.sluice.event.DuplicateRule;
 import io.sluice.event.Event;
 import io.sluice.event.ParseSpec;
 import io.sluice.event.Parsed;
@@ -104,11 +105,31 @@ public final class IngestJob {
                 .name("validate-" + t);
     }
 
-    /** The shared de-duplication by id; uid {@code <job>-<table>-dedup}. */
+    /**
+     * The shared de-duplication of copies of an id ({@link DuplicateRule}), in the lake's mode: a
+     * copy that beats the kept one is passed on and compaction keeps the winner. Uid {@code
+     * <job>-<table>-dedup}.
+     */
     public static SingleOutputStreamOperator<Event> deduplicated(
             SingleOutputStreamOperator<Event> valid, TableConfig table, String job) {
-        return valid.keyBy(e -> e.id)
-                .process(new Deduplicator(table.dedupRetention()))
+        return deduplicated(valid, table, job, false);
+    }
+
+    /**
+     * The shared de-duplication, keyed by (id, event-time hour); with {@code retractions} (the
+     * features job) a copy that beats the kept one is preceded by a retraction of the kept one
+     * ({@link Deduplicator#withRetractions}).
+     */
+    public static SingleOutputStreamOperator<Event> deduplicated(
+            SingleOutputStreamOperator<Event> valid,
+            TableConfig table,
+            String job,
+            boolean retractions) {
+        return valid.keyBy(e -> DuplicateRule.unit(e))
+                .process(
+                        retractions
+                                ? Deduplicator.withRetractions(table.dedupRetention())
+                                : Deduplicator.forLake(table.dedupRetention()))
                 .uid(job + "-" + table.name() + "-dedup")
                 .name("dedup-" + table.name());
     }

@@ -1,6 +1,7 @@
 package io.sluice.warehouse;
 
 import io.sluice.config.TableConfig;
+import io.sluice.event.DuplicateRule;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -136,8 +137,11 @@ final class HourRows {
     }
 
     /**
-     * Removes duplicate ids, keeping per id the row that sorts first by (key, time, id, file
-     * order): the same row whatever order the files were read in.
+     * Removes duplicate ids, keeping per id the winner of {@link DuplicateRule} (the earliest event
+     * time, then the smallest digest of the row in the current schema), as the ingest and features
+     * jobs do: the same row whatever order the copies landed or the files were read in. All rows of
+     * a landing hour share their event hour, so each id here is one de-duplication unit. Digests
+     * are computed only for the rows of repeated ids.
      */
     List<Row> deduplicate(List<Row> rows) {
         long[] hashes = new long[rows.size()];
@@ -154,14 +158,15 @@ final class HourRows {
         if (repeated.isEmpty()) {
             return rows;
         }
-        Map<Object, Row> firstById = new HashMap<>();
+        Map<Object, Row> winnerById = new HashMap<>();
+        Map<Row, byte[]> digests = new IdentityHashMap<>();
         for (Row row : rows) {
             if (repeated.contains(row.idHash)) {
-                firstById.merge(id(row), row, (a, b) -> byKey(a, b) <= 0 ? a : b);
+                winnerById.merge(id(row), row, (a, b) -> byRule(a, b, digests) <= 0 ? a : b);
             }
         }
         Set<Row> keep = Collections.newSetFromMap(new IdentityHashMap<>());
-        keep.addAll(firstById.values());
+        keep.addAll(winnerById.values());
         List<Row> unique = new ArrayList<>(rows.size());
         for (Row row : rows) {
             if (!repeated.contains(row.idHash) || keep.contains(row)) {
@@ -169,6 +174,17 @@ final class HourRows {
             }
         }
         return unique;
+    }
+
+    /** {@link DuplicateRule} between two rows of one id; exact repeats by file order. */
+    private static int byRule(Row a, Row b, Map<Row, byte[]> digests) {
+        int c =
+                DuplicateRule.compare(
+                        a.time,
+                        digests.computeIfAbsent(a, r -> DuplicateRule.digest(r.payload)),
+                        b.time,
+                        digests.computeIfAbsent(b, r -> DuplicateRule.digest(r.payload)));
+        return c != 0 ? c : Long.compare(a.seq, b.seq);
     }
 
     /**
@@ -204,15 +220,6 @@ final class HourRows {
                 c = compareValues(id(a), id(b));
                 return c != 0 ? c : Long.compare(a.seq, b.seq);
             };
-
-    private int byKey(Row a, Row b) {
-        int c = compareValues(a.key, b.key);
-        if (c != 0) {
-            return c;
-        }
-        c = Long.compare(a.time, b.time);
-        return c != 0 ? c : Long.compare(a.seq, b.seq);
-    }
 
     /** The row's id, decoded from its payload (only its id field is read). */
     Object id(Row row) {

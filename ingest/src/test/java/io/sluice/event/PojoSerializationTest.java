@@ -15,7 +15,10 @@ class PojoSerializationTest {
     void shouldSerializeEventTypesAsPojosNotKryo() {
         SerializerConfigImpl noKryo = new SerializerConfigImpl();
         noKryo.setGenericTypes(false);
-        for (Class<?> type : new Class<?>[] {Event.class, DeadLetter.class, Parsed.class}) {
+        for (Class<?> type :
+                new Class<?>[] {
+                    Event.class, DeadLetter.class, Parsed.class, Deduplicator.Kept.class
+                }) {
             TypeInformation<?> info = TypeInformation.of(type);
             assertThat(info).as(type.getSimpleName()).isInstanceOf(PojoTypeInfo.class);
             assertThat(info.createSerializer(noKryo))

@@ -321,6 +321,82 @@ class HourCompactorTest {
         }
     }
 
+    /**
+     * Two copies of one id in one hour, in two landing files, in either file order: the warehouse
+     * keeps {@link io.sluice.event.DuplicateRule}'s winner (the earliest event time, then the
+     * smaller digest of the row in the current schema), as the streaming jobs do.
+     */
+    @Test
+    void conflictingCopiesKeepTheRulesWinnerInEitherFileOrder() throws Exception {
+        String hour = "dt=2026-11-21/hr=03";
+        org.apache.avro.Schema schema = purchases.schema();
+        long t = START.toEpochMilli() + 1_000;
+        // "early": times differ, the earlier copy wins. "tie": same time, the digest decides.
+        GenericRecord earlyWinner =
+                LandingEdits.purchase(schema, "conflict-early", t, "user-c1", 1.0f, "IOS", "FR");
+        GenericRecord earlyLoser =
+                LandingEdits.purchase(
+                        schema, "conflict-early", t + 60_000, "user-c2", 2.0f, "IOS", "FR");
+        GenericRecord tieA =
+                LandingEdits.purchase(schema, "conflict-tie", t, "user-c3", 3.0f, "IOS", "FR");
+        GenericRecord tieB =
+                LandingEdits.purchase(schema, "conflict-tie", t, "user-c3", 4.0f, "IOS", "FR");
+        float tieWinner =
+                io.sluice.event.DuplicateRule.compare(
+                                        t, digest(schema, tieA), t, digest(schema, tieB))
+                                < 0
+                        ? 3.0f
+                        : 4.0f;
+        Path hourDir = root.resolve("raw/purchases").resolve(hour);
+        Map<String, String> winners = new TreeMap<>();
+        for (boolean winnersFirst : new boolean[] {true, false}) {
+            List<GenericRecord> first =
+                    winnersFirst ? List.of(earlyWinner, tieA) : List.of(earlyLoser, tieB);
+            List<GenericRecord> second =
+                    winnersFirst ? List.of(earlyLoser, tieB) : List.of(earlyWinner, tieA);
+            LandingEdits.writeAvro(hourDir.resolve("part-0-conflict.avro"), schema, first);
+            LandingEdits.writeAvro(hourDir.resolve("part-9-conflict.avro"), schema, second);
+            LandingEdits.republish(root, purchases, hour);
+
+            HourCompactor compactor = compactor();
+            compactor.compact(hour, true);
+            try (DuckDb duck = new DuckDb()) {
+                List<Map<String, Object>> rows =
+                        duck.rows(
+                                "select event_id, user_id, price, epoch_ms(event_time) as t"
+                                        + " from read_parquet('"
+                                        + compactor.warehouseHour(hour)
+                                        + "/*.parquet') where event_id like 'conflict-%'"
+                                        + " order by event_id");
+                assertThat(rows)
+                        .as("winners first: %s", winnersFirst)
+                        .extracting(
+                                r ->
+                                        r.get("event_id")
+                                                + "/"
+                                                + r.get("user_id")
+                                                + "/"
+                                                + r.get("price")
+                                                + "/"
+                                                + r.get("t"))
+                        .containsExactly(
+                                "conflict-early/user-c1/1.0/" + t,
+                                "conflict-tie/user-c3/" + tieWinner + "/" + t);
+                winners.put(String.valueOf(winnersFirst), rows.toString());
+            }
+        }
+        assertThat(winners.get("true")).isEqualTo(winners.get("false"));
+    }
+
+    private static byte[] digest(org.apache.avro.Schema schema, GenericRecord record)
+            throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        var encoder = org.apache.avro.io.EncoderFactory.get().directBinaryEncoder(out, null);
+        new org.apache.avro.generic.GenericDatumWriter<GenericRecord>(schema)
+                .write(record, encoder);
+        return io.sluice.event.DuplicateRule.digest(out.toByteArray());
+    }
+
     // --- helpers --------------------------------------------------------------------------------
 
     static final class SimulatedCrash extends Error {}

@@ -12,8 +12,10 @@ import java.util.Set;
  *
  * <p>A tile keeps its events, not only their aggregate, because a window's head is exact: the value
  * at {@code t} counts the events of {@code t}'s own tile that happened before {@code t}, for any
- * {@code t}. Adding an event is idempotent (by id) and a tile only grows, so its size is a version
- * that never goes backwards: a replayed write can be refused by comparing sizes.
+ * {@code t}. Adding an event is idempotent (by id). A tile normally only grows, but an event can be
+ * {@linkplain #remove removed} when a later copy of its id supersedes it ({@code
+ * io.sluice.event.DuplicateRule}), so the features job versions tiles by a modification count, not
+ * by their size.
  */
 public final class Tile {
 
@@ -78,12 +80,25 @@ public final class Tile {
         return true;
     }
 
+    /** Removes the event with {@code id}; returns it, or null if the tile holds none. */
+    public EventEntry remove(String id) {
+        for (int i = 0; i < events.size(); i++) {
+            if (events.get(i).id().equals(id)) {
+                if (ids != null) {
+                    ids.remove(id);
+                }
+                return events.remove(i);
+            }
+        }
+        return null;
+    }
+
     /** The events, ordered by (time, id). */
     public List<EventEntry> events() {
         return Collections.unmodifiableList(events);
     }
 
-    /** How many events the tile holds: its version. */
+    /** How many events the tile holds. */
     public int size() {
         return events.size();
     }

@@ -20,7 +20,9 @@ import org.apache.flink.util.OutputTag;
  * The features job: per feature view, the source table's topic through the same parse, validate and
  * de-duplicate path as ingest ({@link IngestJob#validated}, {@link IngestJob#deduplicated}), then
  * keyed tile aggregation in Flink state ({@link TileAggregator}) and the online store ({@link
- * OnlineSink}). Dead letters are the ingest job's to publish; here they are only counted.
+ * OnlineSink}). The de-duplication runs in its retracting mode: when a later-arriving copy of an id
+ * wins under {@link io.sluice.event.DuplicateRule}, the tiles first drop the copy it supersedes.
+ * Dead letters are the ingest job's to publish; here they are only counted.
  */
 public final class FeaturesJob {
 
@@ -79,7 +81,8 @@ public final class FeaturesJob {
         ViewDef def = ViewDef.of(view, table);
         OutputTag<GenericRecord> logTag = featureLog == null ? null : FeatureLog.tag(def);
         SingleOutputStreamOperator<Event> accepted =
-                IngestJob.deduplicated(IngestJob.validated(env, table, source, job), table, job);
+                IngestJob.deduplicated(
+                        IngestJob.validated(env, table, source, job), table, job, true);
         SingleOutputStreamOperator<TileUpdate> tiles =
                 accepted.keyBy(e -> e.key)
                         .process(new TileAggregator(def, table.schema(), logTag))

@@ -45,6 +45,16 @@ import org.apache.flink.util.OutputTag;
  * retained; events older than that are counted and left out of the online store (the lake still has
  * them). Tiles are evicted by event-time timers at their expiry, so state is bounded by the view's
  * ttl; at a tile's end it goes to the feature log.
+ *
+ * <p>A {@linkplain Event#retraction retraction} (from the de-duplication, when a later-arriving
+ * copy of an id wins under {@link io.sluice.event.DuplicateRule}) removes the superseded copy from
+ * its fine tile, if that is still retained, and recomputes the coarse tile above it from its fine
+ * tiles; both are re-published (and the fine tile re-logged if it was logged already), and the
+ * winning copy follows as an ordinary event. Because a tile can shrink, every tile's online version
+ * is a modification count kept in state beside it ({@code fine-version}, {@code coarse-version}):
+ * each change raises it by one, so the store's compare-and-set takes every change and refuses only
+ * replays of older states. (A fine tile restored from a checkpoint taken before that count existed
+ * starts from its size, which is what it was published with.)
  */
 public final class TileAggregator extends KeyedProcessFunction<String, Event, TileUpdate> {
 
@@ -58,6 +68,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     private transient MapState<Long, Tile> fine;
     private transient MapState<Long, byte[]> coarse;
     private transient MapState<Long, Long> coarseVersions;
+    private transient MapState<Long, Long> fineVersions;
 
     /** Changed fine tiles (start → newest event time among the changes) not yet published. */
     private transient MapState<Long, Long> dirtyFine;
@@ -70,6 +81,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     private transient GenericRecord record;
     private transient Counter aggregated;
     private transient Counter tooLate;
+    private transient Counter retracted;
 
     /**
      * @param log the side output for feature log rows, or null for none
@@ -95,6 +107,8 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
                                 PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         coarseVersions =
                 rc.getMapState(new MapStateDescriptor<>("coarse-version", Types.LONG, Types.LONG));
+        fineVersions =
+                rc.getMapState(new MapStateDescriptor<>("fine-version", Types.LONG, Types.LONG));
         dirtyFine = rc.getMapState(new MapStateDescriptor<>("dirty-fine", Types.LONG, Types.LONG));
         dirtyCoarse =
                 rc.getMapState(new MapStateDescriptor<>("dirty-coarse", Types.LONG, Types.LONG));
@@ -103,6 +117,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         logSchema = FeatureLog.schema(view);
         aggregated = rc.getMetricGroup().counter("eventsAggregated");
         tooLate = rc.getMetricGroup().counter("eventsBeyondRetention");
+        retracted = rc.getMetricGroup().counter("eventsRetracted");
     }
 
     @Override
@@ -112,7 +127,13 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         long start = Windows.floor(event.eventTime, s);
         long watermark = ctx.timerService().currentWatermark();
         if (TileWrites.expiry(view, start, s) <= watermark) {
-            tooLate.inc();
+            if (!event.retraction) {
+                tooLate.inc();
+            }
+            return;
+        }
+        if (event.retraction) {
+            retract(event, start, watermark, ctx);
             return;
         }
         decoder = DecoderFactory.get().binaryDecoder(event.payload, decoder);
@@ -129,13 +150,17 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         }
         aggregated.inc();
         fine.put(start, tile);
+        bumpFineVersion(start, tile.size() - 1);
         if (created) {
             // At the tile's end it is logged; at its expiry it is evicted.
             ctx.timerService().registerEventTimeTimer(start + s);
             ctx.timerService().registerEventTimeTimer(TileWrites.expiry(view, start, s));
         } else if (log != null && start + s <= watermark) {
             // A late event changed a tile that was already logged: log its new state.
-            ctx.output(log, FeatureLog.row(logSchema, view, ctx.getCurrentKey(), tile));
+            ctx.output(
+                    log,
+                    FeatureLog.row(
+                            logSchema, view, ctx.getCurrentKey(), tile, fineVersion(start, tile)));
         }
         markDirty(dirtyFine, start, event.eventTime);
 
@@ -155,6 +180,57 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         }
         markDirty(dirtyCoarse, coarseStart, event.eventTime);
 
+        schedulePublish(ctx);
+    }
+
+    /**
+     * Removes a superseded copy from its fine tile and recomputes the coarse tile above it from the
+     * fine tiles it covers. Fine tiles are evicted in order of start, so when the first fine tile
+     * of the coarse one is gone some of its partials can no longer be recomputed; such a coarse
+     * tile lies before the start of every window a read within retention asks for ({@link
+     * TileWrites#expiry}), so it is recomputed from the fine tiles still there and never read.
+     */
+    private void retract(Event event, long start, long watermark, Context ctx) throws Exception {
+        long s = view.tileMillis();
+        Tile tile = fine.get(start);
+        if (tile == null || tile.remove(event.id) == null) {
+            return; // the superseded copy never reached a tile (e.g. it was beyond retention)
+        }
+        retracted.inc();
+        fine.put(start, tile);
+        bumpFineVersion(start, tile.size() + 1);
+        if (log != null && start + s <= watermark) {
+            // Like a late event: the tile was logged already; log its new state.
+            ctx.output(
+                    log,
+                    FeatureLog.row(
+                            logSchema, view, ctx.getCurrentKey(), tile, fineVersion(start, tile)));
+        }
+        markDirty(dirtyFine, start, event.eventTime);
+
+        long c = view.coarseMillis();
+        long coarseStart = Windows.floor(start, c);
+        List<Tile> covered = new ArrayList<>();
+        for (long f = coarseStart; f < coarseStart + c; f += s) {
+            Tile t = fine.get(f);
+            if (t != null) {
+                covered.add(t);
+            }
+        }
+        coarse.put(coarseStart, TileCodec.encodeCoarse(view, covered));
+        Long previous = coarseVersions.get(coarseStart);
+        coarseVersions.put(coarseStart, previous == null ? 1 : previous + 1);
+        markDirty(dirtyCoarse, coarseStart, event.eventTime);
+        schedulePublish(ctx);
+    }
+
+    /** Raises a fine tile's version by one; {@code sizeBefore} stands in for a missing one. */
+    private void bumpFineVersion(long start, long sizeBefore) throws Exception {
+        Long version = fineVersions.get(start);
+        fineVersions.put(start, (version == null ? sizeBefore : version) + 1);
+    }
+
+    private void schedulePublish(Context ctx) throws Exception {
         if (publishAt.value() == null) {
             long at = ctx.timerService().currentProcessingTime() + PUBLISH_DELAY_MILLIS;
             publishAt.update(at);
@@ -180,8 +256,15 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         // Event time: a tile's end (log it) or its expiry (evict it).
         if (log != null) {
             Tile ended = fine.get(timestamp - view.tileMillis());
-            if (ended != null) {
-                ctx.output(log, FeatureLog.row(logSchema, view, ctx.getCurrentKey(), ended));
+            if (ended != null && ended.size() > 0) {
+                ctx.output(
+                        log,
+                        FeatureLog.row(
+                                logSchema,
+                                view,
+                                ctx.getCurrentKey(),
+                                ended,
+                                fineVersion(ended.start(), ended)));
             }
         }
         long fineStart = timestamp - view.tileMillis() - 2 * view.ttlMillis();
@@ -190,11 +273,17 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             publish(ctx.getCurrentKey(), out); // never evict what is still to be published
         }
         fine.remove(fineStart);
+        fineVersions.remove(fineStart);
         long coarseStart = timestamp - view.coarseMillis() - 2 * view.ttlMillis();
         if (Math.floorMod(coarseStart, view.coarseMillis()) == 0) {
             coarse.remove(coarseStart);
             coarseVersions.remove(coarseStart);
         }
+    }
+
+    private long fineVersion(long start, Tile tile) throws Exception {
+        Long version = fineVersions.get(start);
+        return version == null ? tile.size() : version;
     }
 
     /** Emits every changed tile of the current entity once, in its newest state. */
@@ -213,7 +302,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
                                                 entity,
                                                 OnlineStore.Level.FINE,
                                                 e.getKey()),
-                                        tile.size(),
+                                        fineVersion(e.getKey(), tile),
                                         TileCodec.encodeFine(tile),
                                         TileWrites.expiry(view, e.getKey(), s)),
                                 e.getValue()));

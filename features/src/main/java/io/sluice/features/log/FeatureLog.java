@@ -25,9 +25,9 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * The offline feature log: one row per (entity, fine tile) once the watermark has passed the tile's
- * end, and a newer row (more events) whenever a late event changes a logged tile. A row holds each
- * feature's aggregate over that tile alone. Written as Parquet under {@code
- * features/<view>/dt=/hr=/} (by tile start) through Flink's file sink, exactly once.
+ * end, and a newer row (a greater {@code version}) whenever a late event or a retraction changes a
+ * logged tile. A row holds each feature's aggregate over that tile alone. Written as Parquet under
+ * {@code features/<view>/dt=/hr=/} (by tile start) through Flink's file sink, exactly once.
  */
 public final class FeatureLog {
 
@@ -43,10 +43,13 @@ public final class FeatureLog {
                         LogicalTypes.timestampMicros()
                                 .addToSchema(Schema.create(Schema.Type.LONG))));
         fields.add(
+                new Schema.Field("events", Schema.create(Schema.Type.LONG), "Events in the tile."));
+        fields.add(
                 new Schema.Field(
-                        "events",
+                        "version",
                         Schema.create(Schema.Type.LONG),
-                        "Events in the tile; a later row of the same tile has more."));
+                        "The tile's modification count (events added and removed): of several"
+                                + " rows of one tile, the newest has the greatest."));
         for (FeatureDef f : view.features()) {
             Schema type =
                     Schema.create(
@@ -78,12 +81,19 @@ public final class FeatureLog {
                 "feature-log-" + view.name(), new GenericRecordAvroTypeInfo(schema(view)));
     }
 
-    /** The row of one tile. */
+    /** The row of one tile that has only grown: its version is its size. */
     public static GenericRecord row(Schema schema, ViewDef view, String entity, Tile tile) {
+        return row(schema, view, entity, tile, tile.size());
+    }
+
+    /** The row of one tile at {@code version}, its modification count. */
+    public static GenericRecord row(
+            Schema schema, ViewDef view, String entity, Tile tile, long version) {
         GenericData.Record row = new GenericData.Record(schema);
         row.put("entity", entity);
         row.put("tile_start", tile.start() * 1000);
         row.put("events", (long) tile.size());
+        row.put("version", version);
         for (FeatureDef f : view.features()) {
             FeatureValue v = tile.partial(f).value(f);
             row.put(f.name(), v.value());

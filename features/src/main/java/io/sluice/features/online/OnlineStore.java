@@ -9,9 +9,11 @@ import java.util.Map;
  * keeps opaque tile payloads with a version and an expiry; what a tile means, and how a window is
  * read from tiles, is {@link FeatureReader}'s business, shared by every store.
  *
- * <p>Writes are compare-and-set on the version (a tile's event count, which only grows): a write
- * older than what is stored is ignored, so a replay after a failure never moves a value back, and
- * rewriting the same version is harmless.
+ * <p>Writes are compare-and-set on the version (the features job's modification count of the tile,
+ * which only grows, also when a retraction removes an event; a bulk writer such as {@link
+ * TileWrites#of} may use the event count of tiles that only grow): a write older than what is
+ * stored is ignored, so a replay after a failure never moves a value back, and rewriting the same
+ * version is harmless.
  */
 public interface OnlineStore extends AutoCloseable {
 
@@ -27,7 +29,7 @@ public interface OnlineStore extends AutoCloseable {
     /**
      * One tile to store.
      *
-     * @param version the tile's event count
+     * @param version the tile's version: a count that grows with every change of the tile
      * @param expireAt epoch millis after which the tile is gone
      */
     record TileWrite(TileKey key, long version, byte[] payload, long expireAt) {}

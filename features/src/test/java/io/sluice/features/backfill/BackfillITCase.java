@@ -49,7 +49,7 @@ class BackfillITCase {
     private static final String STREAMING_FINAL_ROWS =
             "select * from read_parquet('%s/*/*/*.parquet', hive_partitioning = false)"
                     + " qualify row_number() over (partition by entity, tile_start"
-                    + " order by events desc) = 1 order by entity, tile_start";
+                    + " order by version desc) = 1 order by entity, tile_start";
 
     private static final String ALL_ROWS =
             "select * from read_parquet('%s/*/*/*.parquet', hive_partitioning = false)"

@@ -91,8 +91,9 @@ class FeaturesJobITCase {
         try (DuckDb duck = new DuckDb()) {
             for (Map<String, Object> r :
                     duck.rows(
-                            "select entity, epoch_ms(tile_start) as t, max(events) as events,"
-                                    + " arg_max(spend_24h, events) as spend from read_parquet('"
+                            "select entity, epoch_ms(tile_start) as t,"
+                                    + " arg_max(events, version) as events,"
+                                    + " arg_max(spend_24h, version) as spend from read_parquet('"
                                     + Path.of(config.tablePath("features", view.name()))
                                     + "/*/*/*.parquet', hive_partitioning = true)"
                                     + " group by all")) {

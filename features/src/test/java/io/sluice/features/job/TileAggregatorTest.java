@@ -1,0 +1,188 @@
+package io.sluice.features.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.event.Event;
+import io.sluice.features.agg.FeatureDef;
+import io.sluice.features.agg.Partial;
+import io.sluice.features.agg.TileCodec;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.testing.LandingEdits;
+import io.sluice.testing.TestConfigs;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The tile aggregator's handling of a retraction, on Flink's operator harness. */
+class TileAggregatorTest {
+
+    private static final long T0 = 1_700_000_000_000L / 3_600_000L * 3_600_000L;
+
+    @TempDir Path root;
+
+    /**
+     * A superseded copy retracted and its winner added leaves the same tiles as the winner alone,
+     * and every re-published tile has a higher version than before.
+     *
+     * @param sameTile whether the winner falls in the loser's fine tile (else in another fine tile
+     *     of the same coarse tile)
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void retractThenAddEqualsTheWinnerAlone(boolean sameTile) throws Exception {
+        SluiceConfig config = TestConfigs.shop(root, "localhost:1", "t");
+        TableConfig table = config.table("purchases").orElseThrow();
+        ViewDef view =
+                ViewDef.of(
+                        config.featureViews().stream()
+                                .filter(v -> v.name().equals("user_purchases"))
+                                .findFirst()
+                                .orElseThrow(),
+                        table);
+        Event other = event(table, "other", T0 + 10_000, 5.0f);
+        Event loser = event(table, "dup", T0 + 20_000, 7.0f);
+        Event winner = event(table, "dup", T0 + (sameTile ? 15_000 : 125_000), 3.0f);
+
+        Map<OnlineStore.TileKey, TileUpdate> withRetraction;
+        Map<OnlineStore.TileKey, Long> versionsBefore = new HashMap<>();
+        try (var h = harness(view, table)) {
+            h.processElement(new StreamRecord<>(other, other.eventTime));
+            h.processElement(new StreamRecord<>(loser, loser.eventTime));
+            h.setProcessingTime(1_000);
+            latest(h.extractOutputValues()).forEach((k, u) -> versionsBefore.put(k, u.version));
+            h.getOutput().clear();
+
+            h.processElement(
+                    new StreamRecord<>(
+                            Event.retraction(loser.id, loser.key, loser.eventTime),
+                            loser.eventTime));
+            h.processElement(new StreamRecord<>(winner, winner.eventTime));
+            h.setProcessingTime(2_000);
+            List<TileUpdate> republished = h.extractOutputValues();
+            withRetraction = latest(republished);
+            versionsBefore.forEach(
+                    (k, v) ->
+                            assertThat(withRetraction.get(k).version)
+                                    .as("version of %s after the retraction", k)
+                                    .isGreaterThan(v));
+        }
+        Map<OnlineStore.TileKey, TileUpdate> winnerAlone;
+        try (var h = harness(view, table)) {
+            h.processElement(new StreamRecord<>(other, other.eventTime));
+            h.processElement(new StreamRecord<>(winner, winner.eventTime));
+            h.setProcessingTime(1_000);
+            winnerAlone = latest(h.extractOutputValues());
+        }
+
+        assertThat(withRetraction.keySet()).containsAll(winnerAlone.keySet());
+        for (var e : withRetraction.entrySet()) {
+            OnlineStore.TileKey k = e.getKey();
+            TileUpdate got = e.getValue();
+            TileUpdate want = winnerAlone.get(k);
+            if (k.level() == OnlineStore.Level.FINE) {
+                byte[] expected =
+                        want == null
+                                ? TileCodec.encodeFine(new io.sluice.features.agg.Tile(k.start()))
+                                : want.payload;
+                assertThat(got.payload).as("fine tile %s", k).isEqualTo(expected);
+            } else {
+                Map<String, Partial> gotPartials = TileCodec.decodeCoarse(got.payload);
+                Map<String, Partial> wantPartials = TileCodec.decodeCoarse(want.payload);
+                for (FeatureDef f : view.features()) {
+                    assertThat(gotPartials.get(f.name()).value(f))
+                            .as("coarse %s of %s", f.name(), k)
+                            .isEqualTo(wantPartials.get(f.name()).value(f));
+                }
+            }
+        }
+    }
+
+    /**
+     * A retraction in a tile that was logged already logs the tile again, like a late event, with
+     * fewer events and a greater version.
+     */
+    @org.junit.jupiter.api.Test
+    void retractionInALoggedTileLogsItAgainWithAGreaterVersion() throws Exception {
+        SluiceConfig config = TestConfigs.shop(root, "localhost:1", "t");
+        TableConfig table = config.table("purchases").orElseThrow();
+        ViewDef view =
+                ViewDef.of(
+                        config.featureViews().stream()
+                                .filter(v -> v.name().equals("user_purchases"))
+                                .findFirst()
+                                .orElseThrow(),
+                        table);
+        var tag = io.sluice.features.log.FeatureLog.tag(view);
+        Event other = event(table, "other", T0 + 10_000, 5.0f);
+        Event loser = event(table, "dup", T0 + 20_000, 7.0f);
+        try (var h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new TileAggregator(view, table.schema(), tag)),
+                        (Event e) -> e.key,
+                        Types.STRING)) {
+            h.open();
+            h.processElement(new StreamRecord<>(other, other.eventTime));
+            h.processElement(new StreamRecord<>(loser, loser.eventTime));
+            h.processWatermark(T0 + view.tileMillis()); // the tile's end: it is logged
+            h.processElement(
+                    new StreamRecord<>(
+                            Event.retraction(loser.id, loser.key, loser.eventTime),
+                            loser.eventTime));
+
+            List<GenericRecord> rows = new java.util.ArrayList<>();
+            h.getSideOutput(tag).forEach(r -> rows.add(r.getValue()));
+            assertThat(rows)
+                    .extracting(r -> r.get("events") + "@" + r.get("version"))
+                    .containsExactly("2@2", "1@3");
+        }
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, Event, TileUpdate> harness(
+            ViewDef view, TableConfig table) throws Exception {
+        var h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new TileAggregator(view, table.schema(), null)),
+                        (Event e) -> e.key,
+                        Types.STRING);
+        h.open();
+        return h;
+    }
+
+    /** The newest update of each tile, by version; asserts versions never repeat per tile. */
+    private static Map<OnlineStore.TileKey, TileUpdate> latest(List<TileUpdate> updates) {
+        Map<OnlineStore.TileKey, TileUpdate> latest = new HashMap<>();
+        for (TileUpdate u : updates) {
+            TileUpdate previous = latest.get(u.key());
+            if (previous == null || previous.version < u.version) {
+                latest.put(u.key(), u);
+            }
+        }
+        return latest;
+    }
+
+    private static Event event(TableConfig table, String id, long time, float price)
+            throws Exception {
+        GenericRecord r =
+                LandingEdits.purchase(table.schema(), id, time, "user-1", price, "IOS", "FR");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
+        new GenericDatumWriter<GenericRecord>(table.schema()).write(r, encoder);
+        return new Event(id, "user-1", time, out.toByteArray());
+    }
+}
