@@ -1,12 +1,12 @@
 package io.sluice.app;
 
+import io.sluice.compact.CompactJob;
+import io.sluice.compact.HourCompactor;
 import io.sluice.config.Durations;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
-import io.sluice.ingest.HourPartitioner;
-import io.sluice.ingest.LandingScan;
-import io.sluice.warehouse.CompactJob;
-import io.sluice.warehouse.HourCompactor;
+import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.LandingScan;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.sluice.app;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
-import io.sluice.warehouse.HiveDdl;
+import io.sluice.lake.HiveDdl;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;

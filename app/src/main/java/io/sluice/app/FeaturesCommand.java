@@ -85,7 +85,7 @@ final class FeaturesCommand extends StreamingJobCommand {
         return new SluiceConfig(
                 config.kafka(),
                 config.storage(),
-                new OnlineConfig(io.sluice.config.OnlineStore.REDIS, online),
+                new OnlineConfig(io.sluice.config.OnlineStoreType.REDIS, online),
                 config.checkpoint(),
                 config.tables(),
                 config.featureViews());

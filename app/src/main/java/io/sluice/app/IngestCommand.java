@@ -3,7 +3,7 @@ package io.sluice.app;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.ingest.IngestJob;
-import io.sluice.ingest.LandingScan;
+import io.sluice.lake.LandingScan;
 import java.io.IOException;
 import java.util.Optional;
 import org.apache.flink.core.fs.Path;

@@ -2,7 +2,7 @@ package io.sluice.app;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
-import io.sluice.ingest.DeadLetterSerializer;
+import io.sluice.event.DeadLetterSerializer;
 import io.sluice.kafka.EmbeddedKafka;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.sluice.app;
 
-import io.sluice.ingest.HourManifest;
-import io.sluice.ingest.HourPartitioner;
+import io.sluice.lake.HourManifest;
+import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,16 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.event.DeadLetterSerializer;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.GeneratorStats;
 import io.sluice.generate.LandingHours;
-import io.sluice.ingest.DeadLetterSerializer;
+import io.sluice.lake.WarehouseManifest;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.Topics;
-import io.sluice.warehouse.WarehouseManifest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
-import io.sluice.ingest.DeadLetterSerializer;
+import io.sluice.event.DeadLetterSerializer;
 import io.sluice.testing.Await;
 import io.sluice.testing.Topics;
 import java.io.File;

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.event.DeadLetterSerializer;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
-import io.sluice.ingest.DeadLetterSerializer;
-import io.sluice.ingest.LandingScan;
+import io.sluice.lake.LandingScan;
 import io.sluice.testing.Await;
 import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;

@@ -1,5 +1,8 @@
 package io.sluice.ingest;
 
+import io.sluice.lake.HourManifest;
+import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.LandingScan;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

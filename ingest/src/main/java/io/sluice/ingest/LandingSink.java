@@ -1,6 +1,8 @@
 package io.sluice.ingest;
 
 import io.sluice.event.Event;
+import io.sluice.lake.AvroPayloadWriter;
+import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;

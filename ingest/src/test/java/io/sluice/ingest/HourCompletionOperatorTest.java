@@ -2,6 +2,7 @@ package io.sluice.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.lake.HourManifest;
 import io.sluice.schemas.PageView;
 import io.sluice.testing.AvroFiles;
 import java.nio.file.Path;

@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.event.DeadLetterSerializer;
+import io.sluice.event.EventStreams;
 import io.sluice.event.Reason;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.GeneratorStats;
+import io.sluice.lake.HourManifest;
+import io.sluice.lake.HourPartitioner;
 import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
@@ -218,10 +222,10 @@ class IngestITCase {
         java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
         io.sluice.event.EventParser viewParser =
                 new io.sluice.event.EventParser(
-                        IngestJob.parseSpec(views), System::currentTimeMillis);
+                        EventStreams.parseSpec(views), System::currentTimeMillis);
         io.sluice.event.EventParser cartParser =
                 new io.sluice.event.EventParser(
-                        IngestJob.parseSpec(carts), System::currentTimeMillis);
+                        EventStreams.parseSpec(carts), System::currentTimeMillis);
         // Just under the broker's default message.max.bytes (1 MiB + 12) with its framing, so it
         // reaches the topic; with the dead-letter headers it would exceed 1 MiB.
         byte[] big =

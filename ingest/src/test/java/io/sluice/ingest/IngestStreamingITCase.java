@@ -4,10 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.event.DeadLetterSerializer;
+import io.sluice.event.EventStreams;
 import io.sluice.event.Parsed;
+import io.sluice.event.ParsingDeserializer;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
+import io.sluice.lake.AvroPayloadWriter;
+import io.sluice.lake.HourManifest;
+import io.sluice.lake.HourPartitioner;
 import io.sluice.testing.Await;
 import io.sluice.testing.FailOnce;
 import io.sluice.testing.Landing;
@@ -73,7 +79,7 @@ class IngestStreamingITCase {
                 config.tablePath("raw", table.name()).toString(),
                 table.name(),
                 table.schema(),
-                IngestJob.CODEC,
+                AvroPayloadWriter.CODEC,
                 table.allowedLateness());
     }
 
@@ -116,8 +122,8 @@ class IngestStreamingITCase {
         IngestJob.defineTable(
                 env,
                 views,
-                IngestJob.source(config.kafka(), views, false),
-                IngestJob.deadLetterSink(config.kafka(), views),
+                EventStreams.source(config.kafka(), views, false),
+                EventStreams.deadLetterSink(config.kafka(), views),
                 landing(config, views));
         JobClient job = env.executeAsync("ingest-streaming-it");
         try {
@@ -184,14 +190,15 @@ class IngestStreamingITCase {
                                                 new TopicPartition(views.topic(), 0),
                                                 (long) events.size())))
                         .setDeserializer(
-                                new FailOnce(new ParsingDeserializer(IngestJob.parseSpec(views))))
+                                new FailOnce(
+                                        new ParsingDeserializer(EventStreams.parseSpec(views))))
                         .build();
         StreamExecutionEnvironment env = env();
         IngestJob.defineTable(
                 env,
                 views,
                 source,
-                IngestJob.deadLetterSink(config.kafka(), views),
+                EventStreams.deadLetterSink(config.kafka(), views),
                 landing(config, views));
         JobClient job = env.executeAsync("ingest-failure-it");
 

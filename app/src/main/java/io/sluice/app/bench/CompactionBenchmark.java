@@ -2,13 +2,13 @@ package io.sluice.app.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.app.ReferenceConfig;
+import io.sluice.compact.HourCompactor;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
-import io.sluice.ingest.HourPartitioner;
-import io.sluice.warehouse.HiveBucketing;
-import io.sluice.warehouse.HourCompactor;
+import io.sluice.lake.HiveBucketing;
+import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;

@@ -8,6 +8,7 @@ import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.OnlineConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.event.EventStreams;
 import io.sluice.features.agg.EntityTiles;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
@@ -15,14 +16,13 @@ import io.sluice.features.agg.ViewDef;
 import io.sluice.features.job.FeaturesJob;
 import io.sluice.features.job.OnlineSink;
 import io.sluice.features.online.FeatureReader;
-import io.sluice.features.online.LocalRedis;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
 import io.sluice.features.online.RedisOnlineStore;
 import io.sluice.features.online.SqliteOnlineStore;
 import io.sluice.features.online.TileWrites;
-import io.sluice.ingest.IngestJob;
 import io.sluice.kafka.EmbeddedKafka;
+import io.sluice.redis.LocalRedis;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -155,12 +155,12 @@ public final class FeaturesBenchmark {
             Path checkpoints)
             throws Exception {
         StreamExecutionEnvironment env = Jobs.local(parallelism, CHECKPOINTS, checkpoints);
-        OnlineConfig online = new OnlineConfig(io.sluice.config.OnlineStore.SQLITE, db.toUri());
+        OnlineConfig online = new OnlineConfig(io.sluice.config.OnlineStoreType.SQLITE, db.toUri());
         FeaturesJob.defineView(
                 env,
                 view,
                 table,
-                IngestJob.source(config.kafka(), table, true, "bench-" + UUID.randomUUID()),
+                EventStreams.source(config.kafka(), table, true, "bench-" + UUID.randomUUID()),
                 new OnlineSink(online, 1_000, 100),
                 true,
                 null);
@@ -197,7 +197,7 @@ public final class FeaturesBenchmark {
                         table.maxFuture(),
                         table.maxPast(),
                         table.dedupRetention());
-        OnlineConfig online = new OnlineConfig(io.sluice.config.OnlineStore.REDIS, redis.uri());
+        OnlineConfig online = new OnlineConfig(io.sluice.config.OnlineStoreType.REDIS, redis.uri());
         StreamExecutionEnvironment env =
                 Jobs.local(
                         parallelism,
@@ -209,7 +209,8 @@ public final class FeaturesBenchmark {
                 env,
                 viewConfig,
                 live,
-                IngestJob.source(config.kafka(), live, false, "bench-fresh-" + UUID.randomUUID()),
+                EventStreams.source(
+                        config.kafka(), live, false, "bench-fresh-" + UUID.randomUUID()),
                 new OnlineSink(online, 1_000, 100),
                 false,
                 null);

@@ -4,12 +4,14 @@ import io.sluice.app.Jobs;
 import io.sluice.app.ReferenceConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.event.DeadLetterSerializer;
+import io.sluice.event.EventStreams;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
-import io.sluice.ingest.DeadLetterSerializer;
 import io.sluice.ingest.IngestJob;
 import io.sluice.ingest.LandingSink;
 import io.sluice.kafka.EmbeddedKafka;
+import io.sluice.lake.AvroPayloadWriter;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -173,15 +175,15 @@ public final class IngestBenchmark {
                         .setStartingOffsets(OffsetsInitializer.earliest())
                         .setBounded(OffsetsInitializer.latest())
                         .setDeserializer(
-                                new io.sluice.ingest.ParsingDeserializer(
-                                        IngestJob.parseSpec(table)))
+                                new io.sluice.event.ParsingDeserializer(
+                                        EventStreams.parseSpec(table)))
                         .build(),
-                IngestJob.deadLetterSink(kafka, table),
+                EventStreams.deadLetterSink(kafka, table),
                 new LandingSink(
                         dir.toUri().toString(),
                         table.name(),
                         table.schema(),
-                        IngestJob.CODEC,
+                        AvroPayloadWriter.CODEC,
                         table.allowedLateness()));
         double rate = records / seconds(env.execute("bench-ingest").getNetRuntime());
         FileUtils.deleteFileOrDirectory(dir.toFile());

@@ -1,6 +1,7 @@
 package io.sluice.app.bench;
 
 import io.sluice.app.ReferenceConfig;
+import io.sluice.compact.HourCompactor;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -8,7 +9,6 @@ import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.training.TrainingSetBuilder;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
-import io.sluice.warehouse.HourCompactor;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,10 +3,10 @@ package io.sluice.features.backfill;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
-import io.sluice.ingest.HourManifest;
-import io.sluice.ingest.HourPartitioner;
-import io.sluice.warehouse.HourCompactor;
-import io.sluice.warehouse.WarehouseManifest;
+import io.sluice.lake.HourManifest;
+import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.WarehouseHours;
+import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,11 +87,11 @@ public record BackfillPlan(
                     incomplete.add(table.name() + " " + hour);
                 }
             }
-            HourCompactor compactor = new HourCompactor(table, root);
-            compactor
+            WarehouseHours warehouse = new WarehouseHours(table, root);
+            warehouse
                     .pending(Optional.of(fromHour), Optional.of(end), false)
                     .forEach(hour -> stale.add(table.name() + " " + hour));
-            files.put(table.name(), warehouseFiles(compactor, hours, problems));
+            files.put(table.name(), warehouseFiles(table, warehouse, hours, problems));
         }
         if (!incomplete.isEmpty()) {
             problems.add(
@@ -146,19 +146,17 @@ public record BackfillPlan(
 
     /** The Parquet files each warehouse hour's manifest lists: exactly the published set. */
     private static List<Path> warehouseFiles(
-            HourCompactor compactor, List<String> hours, List<String> problems) throws IOException {
+            TableConfig table, WarehouseHours warehouse, List<String> hours, List<String> problems)
+            throws IOException {
         List<Path> files = new ArrayList<>();
         for (String hour : hours) {
-            Path dir = compactor.warehouseHour(hour);
+            Path dir = warehouse.warehouseHour(hour);
             Optional<WarehouseManifest> manifest = WarehouseManifest.read(dir);
             if (manifest.isPresent()) {
                 manifest.get().files().forEach(f -> files.add(dir.resolve(f.name())));
             } else if (Files.isDirectory(dir)) {
                 problems.add(
-                        "warehouse hour without a _SUCCESS manifest: "
-                                + compactor.table().name()
-                                + " "
-                                + hour);
+                        "warehouse hour without a _SUCCESS manifest: " + table.name() + " " + hour);
             }
         }
         return files;

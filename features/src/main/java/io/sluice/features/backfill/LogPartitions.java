@@ -1,7 +1,7 @@
 package io.sluice.features.backfill;
 
-import io.sluice.ingest.HourPartitioner;
-import io.sluice.warehouse.AtomicDirectories;
+import io.sluice.lake.AtomicDirectories;
+import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

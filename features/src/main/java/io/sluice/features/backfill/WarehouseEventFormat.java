@@ -3,7 +3,7 @@ package io.sluice.features.backfill;
 import io.sluice.config.TableConfig;
 import io.sluice.event.Event;
 import io.sluice.event.Parsed;
-import io.sluice.warehouse.WarehouseSchema;
+import io.sluice.lake.WarehouseSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;

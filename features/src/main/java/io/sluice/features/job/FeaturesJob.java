@@ -4,10 +4,10 @@ import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.Event;
+import io.sluice.event.EventStreams;
 import io.sluice.event.Parsed;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.log.FeatureLog;
-import io.sluice.ingest.IngestJob;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
@@ -18,8 +18,8 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * The features job: per feature view, the source table's topic through the same parse, validate and
- * de-duplicate path as ingest ({@link IngestJob#validated}, {@link IngestJob#deduplicated}), then
- * keyed tile aggregation in Flink state ({@link TileAggregator}) and the online store ({@link
+ * de-duplicate path as ingest ({@link EventStreams#validated}, {@link EventStreams#deduplicated}),
+ * then keyed tile aggregation in Flink state ({@link TileAggregator}) and the online store ({@link
  * OnlineSink}). The de-duplication runs in its retracting mode: when a later-arriving copy of an id
  * wins under {@link io.sluice.event.DuplicateRule}, the tiles first drop the copy it supersedes.
  * Dead letters are the ingest job's to publish; here they are only counted.
@@ -56,9 +56,9 @@ public final class FeaturesJob {
                     env,
                     view,
                     table,
-                    IngestJob.source(config.kafka(), table, bounded, job(view), fromEarliest),
+                    EventStreams.source(config.kafka(), table, bounded, job(view), fromEarliest),
                     online,
-                    config.online().store() == io.sluice.config.OnlineStore.SQLITE,
+                    config.online().store() == io.sluice.config.OnlineStoreType.SQLITE,
                     config.tablePath("features", view.name()).toString());
         }
     }
@@ -81,8 +81,8 @@ public final class FeaturesJob {
         ViewDef def = ViewDef.of(view, table);
         OutputTag<GenericRecord> logTag = featureLog == null ? null : FeatureLog.tag(def);
         SingleOutputStreamOperator<Event> accepted =
-                IngestJob.deduplicated(
-                        IngestJob.validated(env, table, source, job), table, job, true);
+                EventStreams.deduplicated(
+                        EventStreams.validated(env, table, source, job), table, job, true);
         SingleOutputStreamOperator<TileUpdate> tiles =
                 accepted.keyBy(e -> e.key)
                         .process(new TileAggregator(def, table.schema(), logTag))

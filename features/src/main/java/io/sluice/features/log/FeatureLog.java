@@ -4,7 +4,7 @@ import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Tile;
 import io.sluice.features.agg.ViewDef;
-import io.sluice.ingest.HourPartitioner;
+import io.sluice.lake.HourPartitioner;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.JsonProperties;

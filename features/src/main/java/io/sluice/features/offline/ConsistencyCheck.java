@@ -11,7 +11,7 @@ import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.OnlineStore;
-import io.sluice.ingest.HourPartitioner;
+import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

@@ -15,11 +15,11 @@ import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.offline.WarehouseEvents;
 import io.sluice.features.online.FeatureReader.FeatureRef;
-import io.sluice.ingest.HourManifest;
-import io.sluice.ingest.HourPartitioner;
-import io.sluice.warehouse.HiveBucketing;
-import io.sluice.warehouse.HourCompactor;
-import io.sluice.warehouse.WarehouseManifest;
+import io.sluice.lake.HiveBucketing;
+import io.sluice.lake.HourManifest;
+import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.WarehouseHours;
+import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -419,7 +419,7 @@ public final class TrainingSetBuilder {
                             vp.table.name(), summarise(open)));
         }
         List<String> stale =
-                new HourCompactor(vp.table, root)
+                new WarehouseHours(vp.table, root)
                                 .pending(
                                         Optional.of(vp.hours.first()),
                                         Optional.of(vp.hours.last() + hour),

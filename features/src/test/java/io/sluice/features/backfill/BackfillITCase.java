@@ -2,6 +2,7 @@ package io.sluice.features.backfill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.compact.HourCompactor;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -11,12 +12,11 @@ import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
-import io.sluice.ingest.HourPartitioner;
+import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.WarehouseManifest;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
-import io.sluice.warehouse.HourCompactor;
-import io.sluice.warehouse.WarehouseManifest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -2,12 +2,15 @@ package io.sluice.features.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.compact.HourCompactor;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.event.DeadLetterSerializer;
 import io.sluice.event.DuplicateRule;
 import io.sluice.event.Event;
 import io.sluice.event.EventParser;
+import io.sluice.event.EventStreams;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
@@ -17,18 +20,17 @@ import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.SameValue;
-import io.sluice.ingest.DeadLetterSerializer;
-import io.sluice.ingest.HourManifest;
-import io.sluice.ingest.HourPartitioner;
 import io.sluice.ingest.IngestJob;
 import io.sluice.ingest.LandingSink;
+import io.sluice.lake.AvroPayloadWriter;
+import io.sluice.lake.HourManifest;
+import io.sluice.lake.HourPartitioner;
 import io.sluice.testing.Await;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import io.sluice.testing.Topics;
-import io.sluice.warehouse.HourCompactor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -107,7 +109,8 @@ class DuplicateCopiesITCase {
                         .orElseThrow();
         ViewDef view = ViewDef.of(viewConfig, table);
         KAFKA.broker().createTopics(2, table.topic(), DeadLetterSerializer.topicFor(table.topic()));
-        EventParser parser = new EventParser(IngestJob.parseSpec(table), System::currentTimeMillis);
+        EventParser parser =
+                new EventParser(EventStreams.parseSpec(table), System::currentTimeMillis);
 
         Instant hour = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(5, ChronoUnit.HOURS);
         List<Pair> pairs = new ArrayList<>();
@@ -131,19 +134,19 @@ class DuplicateCopiesITCase {
         IngestJob.defineTable(
                 env,
                 table,
-                IngestJob.source(config.kafka(), table, false),
-                IngestJob.deadLetterSink(config.kafka(), table),
+                EventStreams.source(config.kafka(), table, false),
+                EventStreams.deadLetterSink(config.kafka(), table),
                 new LandingSink(
                         config.tablePath("raw", table.name()).toString(),
                         table.name(),
                         table.schema(),
-                        IngestJob.CODEC,
+                        AvroPayloadWriter.CODEC,
                         table.allowedLateness()));
         FeaturesJob.defineView(
                 env,
                 viewConfig,
                 table,
-                IngestJob.source(config.kafka(), table, false, "features-" + view.name()),
+                EventStreams.source(config.kafka(), table, false, "features-" + view.name()),
                 new OnlineSink(
                         config.online(), FeaturesJob.MAX_BATCH, FeaturesJob.FLUSH_INTERVAL_MILLIS),
                 true,

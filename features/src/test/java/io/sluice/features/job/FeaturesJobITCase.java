@@ -8,11 +8,11 @@ import io.sluice.config.OnlineConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.EventEntry;
-import io.sluice.features.online.LocalRedis;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.features.testing.StreamingRun;
 import io.sluice.generate.GeneratedRecord;
+import io.sluice.redis.LocalRedis;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
@@ -133,7 +133,7 @@ class FeaturesJobITCase {
         return new SluiceConfig(
                 shop.kafka(),
                 shop.storage(),
-                new OnlineConfig(io.sluice.config.OnlineStore.REDIS, redisUri),
+                new OnlineConfig(io.sluice.config.OnlineStoreType.REDIS, redisUri),
                 shop.checkpoint(),
                 shop.tables(),
                 shop.featureViews());

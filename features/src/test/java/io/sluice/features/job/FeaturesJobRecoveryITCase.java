@@ -6,16 +6,16 @@ import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.OnlineConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.event.EventStreams;
 import io.sluice.event.Parsed;
-import io.sluice.features.online.LocalRedis;
+import io.sluice.event.ParsingDeserializer;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.LogCapture;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
-import io.sluice.ingest.IngestJob;
-import io.sluice.ingest.ParsingDeserializer;
+import io.sluice.redis.LocalRedis;
 import io.sluice.testing.Await;
 import io.sluice.testing.FailOnce;
 import io.sluice.testing.TestClusters;
@@ -116,7 +116,7 @@ class FeaturesJobRecoveryITCase {
                 shop.storage(),
                 redis == null
                         ? shop.online()
-                        : new OnlineConfig(io.sluice.config.OnlineStore.REDIS, redis.uri()),
+                        : new OnlineConfig(io.sluice.config.OnlineStoreType.REDIS, redis.uri()),
                 shop.checkpoint(),
                 List.of(shop.table("purchases").orElseThrow()),
                 shop.featureViews().stream()
@@ -148,7 +148,7 @@ class FeaturesJobRecoveryITCase {
                                                     (long) records)))
                             .setDeserializer(
                                     new FailOnce(
-                                            new ParsingDeserializer(IngestJob.parseSpec(table))))
+                                            new ParsingDeserializer(EventStreams.parseSpec(table))))
                             .build();
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
@@ -159,7 +159,7 @@ class FeaturesJobRecoveryITCase {
                     table,
                     source,
                     new OnlineSink(config.online(), FeaturesJob.MAX_BATCH, 50),
-                    config.online().store() == io.sluice.config.OnlineStore.SQLITE,
+                    config.online().store() == io.sluice.config.OnlineStoreType.SQLITE,
                     config.tablePath("features", view.name()).toString());
             job = env.executeAsync("features-recovery-it");
         }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.Tile;
 import io.sluice.features.agg.TileCodec;
+import io.sluice.redis.LocalRedis;
 import java.io.IOException;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;

@@ -5,13 +5,13 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.Event;
 import io.sluice.event.EventParser;
+import io.sluice.event.EventStreams;
 import io.sluice.event.InvalidEventException;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
-import io.sluice.ingest.IngestJob;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -52,7 +52,8 @@ public final class Expected {
     public static Map<String, List<EventEntry>> events(
             FeatureViewConfig view, TableConfig table, List<GeneratedRecord> generated) {
         ViewDef def = ViewDef.of(view, table);
-        EventParser parser = new EventParser(IngestJob.parseSpec(table), System::currentTimeMillis);
+        EventParser parser =
+                new EventParser(EventStreams.parseSpec(table), System::currentTimeMillis);
         GenericDatumReader<GenericRecord> reader = new GenericDatumReader<>(table.schema());
         Map<String, List<EventEntry>> byEntity = new LinkedHashMap<>();
         Set<String> ids = new HashSet<>();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.sluice.warehouse.HiveBucketing;
+import io.sluice.lake.HiveBucketing;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

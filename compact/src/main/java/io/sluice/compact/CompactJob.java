@@ -1,0 +1,261 @@
+package io.sluice.compact;
+
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.lake.HourPartitioner;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichFlatMapFunction;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The compact job. One pipeline serves both modes; only its trigger differs:
+ *
+ * <pre>
+ *   trigger ──► plan (p=1): stale complete hours of every table ──► keyBy(table/hour) ──► compact
+ * </pre>
+ *
+ * <ul>
+ *   <li><b>range</b>: one trigger, then the job ends. Hours in {@code [from, to)}; with {@code
+ *       force}, up-to-date hours are rewritten too (to the same bytes).
+ *   <li><b>continuous</b>: a trigger every {@code interval}, forever. Each finds the hours whose
+ *       landing {@code _SUCCESS} differs from the one their warehouse copy was built from,
+ *       including hours re-opened by late events.
+ * </ul>
+ *
+ * <p>Compacting an hour is idempotent and its output a pure function of its input, so the job keeps
+ * no state: after a failure, a restarted job simply plans again. Keying by hour makes sure that one
+ * hour is never compacted by two subtasks at once.
+ */
+public final class CompactJob {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CompactJob.class);
+
+    private CompactJob() {}
+
+    /**
+     * What to compact.
+     *
+     * @param from first hour (inclusive), or all
+     * @param to end hour (exclusive), or open
+     * @param force rewrite hours that are up to date (range mode only)
+     * @param continuous keep planning every {@code interval}
+     * @param interval time between plans in continuous mode
+     */
+    public record Options(
+            Optional<Instant> from,
+            Optional<Instant> to,
+            boolean force,
+            boolean continuous,
+            Duration interval) {
+        public Options {
+            if (force && continuous) {
+                throw new IllegalArgumentException(
+                        "--force rewrites every hour on every pass; use it with a range run, not"
+                                + " --continuous");
+            }
+            if (from.isPresent() && to.isPresent() && !from.get().isBefore(to.get())) {
+                throw new IllegalArgumentException(
+                        "--from " + from.get() + " must be before --to " + to.get());
+            }
+            if (continuous && (interval.isNegative() || interval.isZero())) {
+                throw new IllegalArgumentException("--interval must be positive");
+            }
+        }
+
+        /** A bounded run over every complete hour. */
+        public static Options all() {
+            return new Options(
+                    Optional.empty(), Optional.empty(), false, false, Duration.ofSeconds(30));
+        }
+    }
+
+    /** One hour of one table to bring up to date. */
+    public record HourTask(String table, String partition) {}
+
+    /**
+     * Adds the compact pipeline to {@code env} and returns its stream of per-hour results.
+     *
+     * @throws IllegalArgumentException if the storage root is not a local directory
+     */
+    public static DataStream<HourCompactor.Result> define(
+            StreamExecutionEnvironment env, SluiceConfig config, Options options) {
+        Path root = localRoot(config);
+        DataStream<Long> triggers;
+        if (options.continuous()) {
+            triggers =
+                    env.fromSource(
+                                    new DataGeneratorSource<>(
+                                            n -> n,
+                                            Long.MAX_VALUE,
+                                            RateLimiterStrategy.perSecond(
+                                                    1000.0 / options.interval().toMillis()),
+                                            Types.LONG),
+                                    WatermarkStrategy.noWatermarks(),
+                                    "compact-triggers")
+                            .uid("compact-triggers")
+                            .setParallelism(1);
+        } else {
+            triggers = env.fromData(0L).uid("compact-trigger").setParallelism(1);
+        }
+        Map<String, TableConfig> tables = new LinkedHashMap<>();
+        config.tables().forEach(t -> tables.put(t.name(), t));
+        Long from =
+                options.from().map(i -> HourPartitioner.hourStart(i.toEpochMilli())).orElse(null);
+        Long to = options.to().map(Instant::toEpochMilli).orElse(null);
+        return triggers.flatMap(new PlanHours(tables, root.toString(), from, to, options.force()))
+                .uid("compact-plan")
+                .name("plan stale hours")
+                .setParallelism(1)
+                .keyBy(task -> task.table() + "/" + task.partition())
+                .map(new CompactHours(tables, root.toString(), options.force()))
+                .uid("compact-hours")
+                .name("compact hour");
+    }
+
+    /** The local directory of {@code storage.root}. */
+    static Path localRoot(SluiceConfig config) {
+        if (!"file".equals(config.rootUri().getScheme())) {
+            throw new IllegalArgumentException(
+                    "storage.root: the compact job needs a file: root (a local or mounted file"
+                            + " system, where an hour can be swapped atomically); got "
+                            + config.rootUri());
+        }
+        return Path.of(config.rootUri());
+    }
+
+    /** Lists the hours to compact, for every table, on each trigger. */
+    static final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
+        private final Map<String, TableConfig> tables;
+        private final String root;
+        private final Long fromHour;
+        private final Long toHour;
+        private final boolean force;
+        private transient List<HourCompactor> compactors;
+
+        /** {@code fromHour} and {@code toHour} are epoch millis, or null for an open end. */
+        PlanHours(
+                Map<String, TableConfig> tables,
+                String root,
+                Long fromHour,
+                Long toHour,
+                boolean force) {
+            this.tables = tables;
+            this.root = root;
+            this.fromHour = fromHour;
+            this.toHour = toHour;
+            this.force = force;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            compactors = new ArrayList<>();
+            tables.values().forEach(t -> compactors.add(new HourCompactor(t, Path.of(root))));
+        }
+
+        @Override
+        public void flatMap(Long trigger, Collector<HourTask> out) throws Exception {
+            for (HourCompactor compactor : compactors) {
+                for (String partition :
+                        compactor.pending(
+                                Optional.ofNullable(fromHour),
+                                Optional.ofNullable(toHour),
+                                force)) {
+                    out.collect(new HourTask(compactor.table().name(), partition));
+                }
+            }
+        }
+    }
+
+    /** Compacts one hour; a failure is reported as a result, and the hour retried next pass. */
+    static final class CompactHours extends RichMapFunction<HourTask, HourCompactor.Result> {
+        private final Map<String, TableConfig> tables;
+        private final String root;
+        private final boolean force;
+        private transient Map<String, HourCompactor> compactors;
+        private transient Counter compacted;
+        private transient Counter upToDate;
+        private transient Counter failed;
+        private transient Counter rows;
+        private transient Counter duplicates;
+
+        CompactHours(Map<String, TableConfig> tables, String root, boolean force) {
+            this.tables = tables;
+            this.root = root;
+            this.force = force;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            compactors = new LinkedHashMap<>();
+            // Share the machine's cores between this job's subtasks: each writes its hour's
+            // bucket files on its share.
+            int threads =
+                    Math.max(
+                            1,
+                            Runtime.getRuntime().availableProcessors()
+                                    / getRuntimeContext()
+                                            .getTaskInfo()
+                                            .getNumberOfParallelSubtasks());
+            tables.forEach(
+                    (name, t) ->
+                            compactors.put(name, new HourCompactor(t, Path.of(root), threads)));
+            var metrics = getRuntimeContext().getMetricGroup();
+            compacted = metrics.counter("hoursCompacted");
+            upToDate = metrics.counter("hoursUpToDate");
+            failed = metrics.counter("hoursFailed");
+            rows = metrics.counter("rowsWritten");
+            duplicates = metrics.counter("duplicatesRemoved");
+        }
+
+        @Override
+        public HourCompactor.Result map(HourTask task) {
+            HourCompactor.Result result;
+            try {
+                result = compactors.get(task.table()).compact(task.partition(), force);
+            } catch (Exception e) {
+                LOG.error(
+                        "Compacting {} {} failed; the previous warehouse hour stays",
+                        task.table(),
+                        task.partition(),
+                        e);
+                failed.inc();
+                return HourCompactor.Result.failed(task.table(), task.partition(), e);
+            }
+            switch (result.outcome()) {
+                case COMPACTED -> {
+                    compacted.inc();
+                    rows.inc(result.rows());
+                    duplicates.inc(result.duplicatesRemoved());
+                    LOG.info(
+                            "Compacted {} {}: {} rows in {} files ({} duplicates removed)",
+                            task.table(),
+                            task.partition(),
+                            result.rows(),
+                            result.files(),
+                            result.duplicatesRemoved());
+                }
+                case UP_TO_DATE -> upToDate.inc();
+                default -> {}
+            }
+            return result;
+        }
+    }
+}

@@ -1,0 +1,417 @@
+package io.sluice.compact;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.config.TableConfig;
+import io.sluice.lake.AtomicDirectories;
+import io.sluice.lake.HourManifest;
+import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.WarehouseHours;
+import io.sluice.lake.WarehouseManifest;
+import io.sluice.lake.WarehouseSchema;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.flink.util.FileUtils;
+import org.apache.parquet.hadoop.ParquetWriter;
+
+/**
+ * Compacts one complete landing hour of a table into its warehouse hour: reads the Avro files the
+ * landing manifest lists (resolving each file's writer schema to the table's current schema),
+ * removes duplicate ids, hash-buckets rows by key (Hive bucketing_version 2), sorts each bucket by
+ * (key, event time, id), writes one Parquet file per non-empty bucket and publishes the hour in one
+ * atomic step.
+ *
+ * <p>The output is a pure function of the landing hour: file names carry a digest of their bytes,
+ * and neither the files nor the manifest hold a wall-clock time. Compacting the same input again
+ * therefore yields the same names and bytes, and a crash at any point leaves the previous hour in
+ * place (new files are built outside the warehouse and swapped in whole).
+ *
+ * <p>Plain Java with no Flink types in its logic: the compact job calls it per hour, and so do
+ * tests and the benchmark. One hour is held in memory while it is compacted.
+ */
+public final class HourCompactor {
+
+    /** What happened to an hour. */
+    public enum Outcome {
+        COMPACTED,
+        UP_TO_DATE,
+        /** The landing hour has no {@code _SUCCESS} yet. */
+        INCOMPLETE,
+        /** Compaction failed; the previous warehouse hour, if any, is untouched. */
+        FAILED
+    }
+
+    /** The result of one hour. */
+    public record Result(
+            String table,
+            String partition,
+            Outcome outcome,
+            long sourceRows,
+            long rows,
+            long duplicatesRemoved,
+            int files,
+            long bytes,
+            String error) {
+
+        /** A failed hour, with the reason. */
+        public static Result failed(String table, String partition, Throwable error) {
+            return new Result(
+                    table, partition, Outcome.FAILED, 0, 0, 0, 0, 0, String.valueOf(error));
+        }
+
+        static Result of(Outcome outcome, WarehouseManifest m) {
+            return new Result(
+                    m.table(),
+                    m.partition(),
+                    outcome,
+                    m.sourceRows(),
+                    m.rows(),
+                    m.duplicatesRemoved(),
+                    m.files().size(),
+                    m.files().stream().mapToLong(WarehouseManifest.BucketFile::bytes).sum(),
+                    null);
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int DIGEST_CHARS = 16;
+    private static final String TRASH_SUFFIX = ".old";
+
+    /** How long a displaced hour is kept for readers that listed it just before the swap. */
+    static final Duration TRASH_GRACE = Duration.ofMinutes(10);
+
+    private final TableConfig table;
+    private final Path rawTable;
+    private final Path warehouseTable;
+    private final Path staging;
+    private final WarehouseSchema warehouseSchema;
+    private final HourRows hourRows;
+    private final WarehouseHours hours;
+    private final int threads;
+    private final IntConsumer afterBucket;
+
+    /**
+     * @param root the local directory of {@code storage.root}
+     */
+    public HourCompactor(TableConfig table, Path root) {
+        this(table, root, 1);
+    }
+
+    /**
+     * @param threads threads that read one hour's landing files and write its bucket files
+     */
+    public HourCompactor(TableConfig table, Path root, int threads) {
+        this(table, root, threads, bucketsWritten -> {});
+    }
+
+    /**
+     * @param afterBucket called with the number of bucket files written so far; tests use it to
+     *     stop the process half-way
+     */
+    HourCompactor(TableConfig table, Path root, int threads, IntConsumer afterBucket) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be >= 1");
+        }
+        this.table = table;
+        this.threads = threads;
+        this.afterBucket = afterBucket;
+        this.rawTable = root.resolve("raw").resolve(table.name());
+        this.warehouseTable = root.resolve("warehouse").resolve(table.name());
+        this.staging = root.resolve("_staging").resolve("compact").resolve(table.name());
+        this.warehouseSchema = WarehouseSchema.of(table.schema());
+        this.hourRows = new HourRows(table);
+        this.hours = new WarehouseHours(table, root);
+    }
+
+    public TableConfig table() {
+        return table;
+    }
+
+    /** {@code <root>/warehouse/<table>/<partition>}. */
+    public Path warehouseHour(String partition) {
+        return hours.warehouseHour(partition);
+    }
+
+    /** See {@link WarehouseHours#pending}. */
+    public List<String> pending(Optional<Long> fromHour, Optional<Long> toHour, boolean force)
+            throws IOException {
+        return hours.pending(fromHour, toHour, force);
+    }
+
+    /**
+     * Compacts one hour if its warehouse copy is stale (or always, with {@code force}).
+     *
+     * @param partition {@code dt=YYYY-MM-DD/hr=HH}
+     */
+    public Result compact(String partition, boolean force) throws IOException {
+        HourPartitioner.parse(partition); // rejects anything that is not a partition name
+        Path rawHour = rawTable.resolve(partition);
+        Path landingManifest = rawHour.resolve(HourManifest.NAME);
+        if (!Files.isRegularFile(landingManifest)) {
+            return new Result(table.name(), partition, Outcome.INCOMPLETE, 0, 0, 0, 0, 0, null);
+        }
+        byte[] manifestBytes = Files.readAllBytes(landingManifest);
+        String sourceDigest = sha256(manifestBytes);
+        Path target = warehouseHour(partition);
+        Optional<WarehouseManifest> current = WarehouseManifest.read(target);
+        if (!force
+                && current.isPresent()
+                && current.get().sourceManifestSha256().equals(sourceDigest)) {
+            return Result.of(Outcome.UP_TO_DATE, current.get());
+        }
+
+        ExecutorService pool = threads > 1 ? Executors.newFixedThreadPool(threads) : null;
+        try {
+            List<HourRows.Row> rows = readHour(rawHour, JSON.readTree(manifestBytes), pool);
+            List<HourRows.Row> unique = hourRows.deduplicate(rows);
+            HourRows.rankKeys(unique);
+            List<List<HourRows.Row>> buckets = new ArrayList<>();
+            for (int b = 0; b < table.buckets(); b++) {
+                buckets.add(new ArrayList<>());
+            }
+            for (HourRows.Row row : unique) {
+                buckets.get(row.bucket).add(row);
+            }
+            WarehouseManifest manifest =
+                    publish(partition, sourceDigest, rows.size(), buckets, pool);
+            return Result.of(Outcome.COMPACTED, manifest);
+        } finally {
+            if (pool != null) {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    private List<HourRows.Row> readHour(
+            Path rawHour, JsonNode landingManifest, ExecutorService pool) throws IOException {
+        List<JsonNode> files = new ArrayList<>();
+        landingManifest.path("files").forEach(files::add);
+        files.sort(Comparator.comparing(f -> f.path("name").asText()));
+        List<Callable<List<HourRows.Row>>> reads = new ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            int index = i;
+            JsonNode file = files.get(i);
+            reads.add(
+                    () ->
+                            hourRows.read(
+                                    rawHour.resolve(file.path("name").asText()),
+                                    index,
+                                    file.path("rows").asLong()));
+        }
+        List<HourRows.Row> rows =
+                new ArrayList<>((int) Math.min(landingManifest.path("rows").asLong(), 1 << 24));
+        for (List<HourRows.Row> fileRows : runAll(pool, reads)) {
+            rows.addAll(fileRows);
+        }
+        return rows;
+    }
+
+    /** Writes the buckets and the manifest into staging, then swaps them in as the hour. */
+    private WarehouseManifest publish(
+            String partition,
+            String sourceDigest,
+            long sourceRows,
+            List<List<HourRows.Row>> buckets,
+            ExecutorService pool)
+            throws IOException {
+        String stem = partition.replace('/', '_');
+        removeLeftovers(stem);
+        Files.createDirectories(staging);
+        Path stagingHour = staging.resolve(stem + "." + UUID.randomUUID());
+        Files.createDirectory(stagingHour);
+        try {
+            AtomicInteger written = new AtomicInteger();
+            List<Callable<WarehouseManifest.BucketFile>> writes = new ArrayList<>();
+            for (int b = 0; b < buckets.size(); b++) {
+                int bucket = b;
+                if (!buckets.get(b).isEmpty()) {
+                    writes.add(
+                            () -> {
+                                WarehouseManifest.BucketFile f =
+                                        writeBucket(stagingHour, bucket, buckets.get(bucket));
+                                afterBucket.accept(written.incrementAndGet());
+                                return f;
+                            });
+                }
+            }
+            List<WarehouseManifest.BucketFile> files = runAll(pool, writes);
+            long kept = files.stream().mapToLong(WarehouseManifest.BucketFile::rows).sum();
+            WarehouseManifest manifest =
+                    new WarehouseManifest(
+                            table.name(),
+                            partition,
+                            sourceDigest,
+                            sourceRows,
+                            kept,
+                            sourceRows - kept,
+                            table.buckets(),
+                            files,
+                            warehouseSchema.schema());
+            Files.write(stagingHour.resolve(WarehouseManifest.NAME), manifest.toJson());
+            // The displaced set stays in the staging area for a grace period, for inspection.
+            // Readers that opened its files keep reading them; a reader that only listed the old
+            // directory finds changed buckets gone (the README says so): no name in the
+            // warehouse can reach the old set without a listing seeing a mix.
+            Path trash = staging.resolve(stem + "." + UUID.randomUUID() + TRASH_SUFFIX);
+            AtomicDirectories.replace(stagingHour, warehouseHour(partition), trash);
+            return manifest;
+        } catch (IOException | RuntimeException e) {
+            FileUtils.deleteDirectoryQuietly(stagingHour.toFile());
+            throw e;
+        }
+    }
+
+    /**
+     * Removes a crashed run's staging directories of this hour, and displaced sets of any hour of
+     * this table older than {@link #TRASH_GRACE}. All of them are outside the warehouse.
+     */
+    private void removeLeftovers(String stem) throws IOException {
+        if (!Files.isDirectory(staging)) {
+            return;
+        }
+        long graceStart = System.currentTimeMillis() - TRASH_GRACE.toMillis();
+        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(staging)) {
+            for (Path leftover : leftovers) {
+                String name = leftover.getFileName().toString();
+                boolean expired =
+                        name.endsWith(TRASH_SUFFIX)
+                                && Files.getLastModifiedTime(leftover).toMillis() < graceStart;
+                boolean crashed = name.startsWith(stem + ".") && !name.endsWith(TRASH_SUFFIX);
+                if (expired || crashed) {
+                    FileUtils.deleteDirectory(leftover.toFile());
+                }
+            }
+        }
+    }
+
+    private WarehouseManifest.BucketFile writeBucket(Path dir, int bucket, List<HourRows.Row> rows)
+            throws IOException {
+        rows.sort(hourRows.order);
+        long distinctKeys = 0;
+        int previousRank = -1;
+        for (HourRows.Row row : rows) {
+            if (row.rank != previousRank) {
+                distinctKeys++;
+                previousRank = row.rank;
+            }
+        }
+        Path inProgress = dir.resolve(String.format("%06d_0.inprogress", bucket));
+        GenericDatumReader<GenericData.Record> decoder = new GenericDatumReader<>(table.schema());
+        BinaryDecoder binary = null;
+        GenericData.Record record = null;
+        try (ParquetWriter<GenericRecord> writer =
+                BucketFileWriter.open(
+                        inProgress, warehouseSchema.schema(), table.key(), distinctKeys)) {
+            for (HourRows.Row row : rows) {
+                binary = DecoderFactory.get().binaryDecoder(row.payload, binary);
+                record = decoder.read(record, binary);
+                warehouseSchema.convert(record);
+                writer.write(record);
+            }
+        }
+        String name =
+                String.format(
+                        "%06d_0_%s.parquet", bucket, digest(inProgress).substring(0, DIGEST_CHARS));
+        Files.move(inProgress, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+        return new WarehouseManifest.BucketFile(
+                name,
+                bucket,
+                rows.size(),
+                Files.size(dir.resolve(name)),
+                HourRows.jsonKey(rows.get(0).key),
+                HourRows.jsonKey(rows.get(rows.size() - 1).key));
+    }
+
+    /**
+     * Runs {@code tasks} on {@code pool} (or in order on this thread without one) and returns their
+     * results in order; the first failure is rethrown as it was thrown.
+     */
+    private static <T> List<T> runAll(ExecutorService pool, List<Callable<T>> tasks)
+            throws IOException {
+        List<T> results = new ArrayList<>(tasks.size());
+        try {
+            if (pool == null) {
+                for (Callable<T> task : tasks) {
+                    results.add(task.call());
+                }
+                return results;
+            }
+            List<Future<T>> futures = new ArrayList<>();
+            for (Callable<T> task : tasks) {
+                futures.add(pool.submit(task));
+            }
+            for (Future<T> future : futures) {
+                results.add(future.get());
+            }
+            return results;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while compacting");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IOException(cause);
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e);
+        }
+    }
+
+    private static String digest(Path file) throws IOException {
+        MessageDigest sha = sha256();
+        try (InputStream in = new DigestInputStream(Files.newInputStream(file), sha)) {
+            in.transferTo(OutputStream.nullOutputStream());
+        }
+        return HexFormat.of().formatHex(sha.digest());
+    }
+
+    static String sha256(byte[] bytes) {
+        return WarehouseHours.sha256(bytes);
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new UncheckedIOException(new IOException("SHA-256 is not available", e));
+        }
+    }
+}

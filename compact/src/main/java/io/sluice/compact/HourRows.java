@@ -1,0 +1,297 @@
+package io.sluice.compact;
+
+import io.sluice.config.TableConfig;
+import io.sluice.event.DuplicateRule;
+import io.sluice.lake.HiveBucketing;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.avro.Schema;
+import org.apache.avro.file.DataFileStream;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.util.Utf8;
+
+/**
+ * The rows of one landing hour, held compactly while it is compacted.
+ *
+ * <p>Each row is kept as its Avro encoding in the table's current schema plus the few values the
+ * compaction orders by: one object and one array per row, where a decoded record is a dozen
+ * objects. Decoded records kept the garbage collector busier than the compaction itself. The id is
+ * kept as a 64-bit hash; the id itself is decoded again only where two rows need it (a hash
+ * collision, or a tie on key and time).
+ */
+final class HourRows {
+
+    /** One row: its encoding and what it sorts and buckets by. */
+    static final class Row {
+        final byte[] payload;
+        final Object key;
+        final long time;
+        final long idHash;
+        final int bucket;
+        final long seq;
+        int rank;
+
+        Row(byte[] payload, Object key, long time, long idHash, int bucket, long seq) {
+            this.payload = payload;
+            this.key = key;
+            this.time = time;
+            this.idHash = idHash;
+            this.bucket = bucket;
+            this.seq = seq;
+        }
+    }
+
+    private final TableConfig table;
+    private final int keyPos;
+    private final int timePos;
+    private final int idPos;
+    private final Schema idOnly;
+    private final ThreadLocal<IdReader> idReaders;
+
+    HourRows(TableConfig table) {
+        this.table = table;
+        Schema schema = table.schema();
+        this.keyPos = schema.getField(table.key()).pos();
+        this.timePos = schema.getField(table.eventTime()).pos();
+        this.idPos = schema.getField(table.id()).pos();
+        Schema.Field id = schema.getField(table.id());
+        this.idOnly =
+                Schema.createRecord(
+                        schema.getName(),
+                        null,
+                        schema.getNamespace(),
+                        false,
+                        List.of(new Schema.Field(id, id.schema())));
+        this.idReaders = ThreadLocal.withInitial(IdReader::new);
+    }
+
+    /**
+     * Reads one landing file, resolving its writer schema to the table's current one.
+     *
+     * @param fileIndex the file's place in the hour's name order: rows are numbered by it so that
+     *     every order decision is the same however the files were read
+     */
+    List<Row> read(Path file, int fileIndex, long expectedRows) throws IOException {
+        Schema schema = table.schema();
+        List<Row> rows = new ArrayList<>((int) Math.min(expectedRows, 1 << 24));
+        GenericDatumWriter<GenericRecord> encoder = new GenericDatumWriter<>(schema);
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream(512);
+        BinaryEncoder binary = null;
+        Map<Object, Object> keys = new HashMap<>();
+        int buckets = table.buckets();
+        long seq = (long) fileIndex << 40;
+        try (InputStream in = Files.newInputStream(file);
+                DataFileStream<GenericRecord> stream =
+                        new DataFileStream<>(in, new GenericDatumReader<>(null, schema))) {
+            GenericRecord record = null;
+            while (stream.hasNext()) {
+                record = stream.next(record);
+                Object raw = record.get(keyPos);
+                Object key = keys.get(raw);
+                if (key == null) {
+                    key = stable(raw);
+                    keys.put(key, key);
+                }
+                buffer.reset();
+                binary = EncoderFactory.get().directBinaryEncoder(buffer, binary);
+                encoder.write(record, binary);
+                rows.add(
+                        new Row(
+                                buffer.toByteArray(),
+                                key,
+                                ((Number) record.get(timePos)).longValue(),
+                                hash64(record.get(idPos)),
+                                HiveBucketing.bucket(key, buckets),
+                                seq++));
+            }
+        }
+        if (rows.size() != expectedRows) {
+            throw new IOException(
+                    file
+                            + " holds "
+                            + rows.size()
+                            + " rows but its landing manifest says "
+                            + expectedRows);
+        }
+        return rows;
+    }
+
+    /**
+     * Removes duplicate ids, keeping per id the winner of {@link DuplicateRule} (the earliest event
+     * time, then the smallest digest of the row in the current schema), as the ingest and features
+     * jobs do: the same row whatever order the copies landed or the files were read in. All rows of
+     * a landing hour share their event hour, so each id here is one de-duplication unit. Digests
+     * are computed only for the rows of repeated ids.
+     */
+    List<Row> deduplicate(List<Row> rows) {
+        long[] hashes = new long[rows.size()];
+        for (int i = 0; i < hashes.length; i++) {
+            hashes[i] = rows.get(i).idHash;
+        }
+        Arrays.sort(hashes);
+        Set<Long> repeated = new HashSet<>();
+        for (int i = 1; i < hashes.length; i++) {
+            if (hashes[i] == hashes[i - 1]) {
+                repeated.add(hashes[i]);
+            }
+        }
+        if (repeated.isEmpty()) {
+            return rows;
+        }
+        Map<Object, Row> winnerById = new HashMap<>();
+        Map<Row, byte[]> digests = new IdentityHashMap<>();
+        for (Row row : rows) {
+            if (repeated.contains(row.idHash)) {
+                winnerById.merge(id(row), row, (a, b) -> byRule(a, b, digests) <= 0 ? a : b);
+            }
+        }
+        Set<Row> keep = Collections.newSetFromMap(new IdentityHashMap<>());
+        keep.addAll(winnerById.values());
+        List<Row> unique = new ArrayList<>(rows.size());
+        for (Row row : rows) {
+            if (!repeated.contains(row.idHash) || keep.contains(row)) {
+                unique.add(row);
+            }
+        }
+        return unique;
+    }
+
+    /** {@link DuplicateRule} between two rows of one id; exact repeats by file order. */
+    private static int byRule(Row a, Row b, Map<Row, byte[]> digests) {
+        int c =
+                DuplicateRule.compare(
+                        a.time,
+                        digests.computeIfAbsent(a, r -> DuplicateRule.digest(r.payload)),
+                        b.time,
+                        digests.computeIfAbsent(b, r -> DuplicateRule.digest(r.payload)));
+        return c != 0 ? c : Long.compare(a.seq, b.seq);
+    }
+
+    /**
+     * Sets each row's rank among the hour's distinct keys, so that sorting compares ints instead of
+     * strings: there are far fewer keys than rows.
+     */
+    static void rankKeys(List<Row> rows) {
+        Map<Object, Integer> ranks = new HashMap<>();
+        for (Row row : rows) {
+            ranks.putIfAbsent(row.key, 0);
+        }
+        List<Object> keys = new ArrayList<>(ranks.keySet());
+        keys.sort(HourRows::compareValues);
+        for (int i = 0; i < keys.size(); i++) {
+            ranks.put(keys.get(i), i);
+        }
+        for (Row row : rows) {
+            row.rank = ranks.get(row.key);
+        }
+    }
+
+    /** The warehouse order, (key, event time, id), once keys are ranked. */
+    final Comparator<Row> order =
+            (a, b) -> {
+                int c = Integer.compare(a.rank, b.rank);
+                if (c != 0) {
+                    return c;
+                }
+                c = Long.compare(a.time, b.time);
+                if (c != 0) {
+                    return c;
+                }
+                c = compareValues(id(a), id(b));
+                return c != 0 ? c : Long.compare(a.seq, b.seq);
+            };
+
+    /** The row's id, decoded from its payload (only its id field is read). */
+    Object id(Row row) {
+        return idReaders.get().read(row.payload);
+    }
+
+    /** A JSON-friendly key: strings as {@link String}. */
+    static Object jsonKey(Object key) {
+        return key instanceof Utf8 ? key.toString() : key;
+    }
+
+    /** Strings compare by their UTF-8 bytes, the order of Parquet statistics and DuckDB. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static int compareValues(Object a, Object b) {
+        return ((Comparable) a).compareTo(b);
+    }
+
+    /** A key that outlives the reader's reused record; strings become {@link Utf8}. */
+    private static Object stable(Object value) {
+        if (value instanceof Utf8 utf8) {
+            return new Utf8(utf8);
+        }
+        if (value instanceof CharSequence chars) {
+            return new Utf8(chars.toString());
+        }
+        return value;
+    }
+
+    /**
+     * A 64-bit hash of an id (FNV-1a over its UTF-8 bytes, then Murmur3's finaliser); integer ids
+     * are their own hash. Collisions cost an exact comparison, never a wrong answer.
+     */
+    static long hash64(Object id) {
+        if (id instanceof Number n) {
+            return n.longValue();
+        }
+        byte[] bytes;
+        int length;
+        if (id instanceof Utf8 utf8) {
+            bytes = utf8.getBytes();
+            length = utf8.getByteLength();
+        } else {
+            bytes = id.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            length = bytes.length;
+        }
+        long h = 0xcbf29ce484222325L;
+        for (int i = 0; i < length; i++) {
+            h ^= bytes[i] & 0xff;
+            h *= 0x100000001b3L;
+        }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h;
+    }
+
+    /** Reads just the id of an encoded row; one per thread. */
+    private final class IdReader {
+        private final GenericDatumReader<GenericData.Record> reader =
+                new GenericDatumReader<>(table.schema(), idOnly);
+        private BinaryDecoder decoder;
+
+        Object read(byte[] payload) {
+            decoder = DecoderFactory.get().binaryDecoder(payload, decoder);
+            try {
+                return stable(reader.read(null, decoder).get(0));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

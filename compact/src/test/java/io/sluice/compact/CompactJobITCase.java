@@ -1,0 +1,164 @@
+package io.sluice.compact;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import io.sluice.generate.GeneratorOptions;
+import io.sluice.generate.LandingHours;
+import io.sluice.lake.WarehouseManifest;
+import io.sluice.testing.Await;
+import io.sluice.testing.LandingEdits;
+import io.sluice.testing.TestClusters;
+import io.sluice.testing.TestConfigs;
+import io.sluice.testing.WarehouseCheck;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The compact job on a MiniCluster: a bounded range run, and a continuous one that notices. */
+class CompactJobITCase {
+
+    @RegisterExtension static final MiniClusterExtension FLINK = TestClusters.flink();
+
+    private static final Instant START = Instant.parse("2026-11-21T00:00:00Z");
+
+    @TempDir Path root;
+
+    private SluiceConfig config;
+    private TableConfig purchases;
+    private Map<String, Long> landed;
+
+    @BeforeEach
+    void landThreeHours() throws IOException {
+        config = TestConfigs.shop(root, "localhost:1", "t");
+        purchases = config.table("purchases").orElseThrow();
+        landed =
+                LandingHours.write(
+                        root,
+                        purchases,
+                        GeneratorOptions.defaults(3_000, 11)
+                                .withStart(START.plusSeconds(60))
+                                .withSpan(Duration.ofHours(3).minusMinutes(2))
+                                .withRates(0, 0, 0),
+                        2,
+                        false);
+        assertThat(landed)
+                .containsOnlyKeys(
+                        "dt=2026-11-21/hr=00", "dt=2026-11-21/hr=01", "dt=2026-11-21/hr=02");
+    }
+
+    @Test
+    void rangeRunCompactsOnlyItsHoursAndASecondRunChangesNothing() throws Exception {
+        CompactJob.Options range =
+                new CompactJob.Options(
+                        Optional.of(Instant.parse("2026-11-21T01:00:00Z")),
+                        Optional.of(Instant.parse("2026-11-21T02:00:00Z")),
+                        false,
+                        false,
+                        Duration.ofSeconds(30));
+        List<HourCompactor.Result> first = run(range);
+        assertThat(first)
+                .singleElement()
+                .satisfies(
+                        r -> {
+                            assertThat(r.partition()).isEqualTo("dt=2026-11-21/hr=01");
+                            assertThat(r.outcome()).isEqualTo(HourCompactor.Outcome.COMPACTED);
+                            assertThat(r.rows()).isEqualTo(landed.get("dt=2026-11-21/hr=01"));
+                        });
+        assertThat(WarehouseCheck.verify(root.resolve("warehouse/purchases"), purchases))
+                .hasSize(landed.get("dt=2026-11-21/hr=01").intValue())
+                .allSatisfy((id, partition) -> assertThat(partition).endsWith("hr=01"));
+
+        assertThat(run(range)).as("nothing is stale any more").isEmpty();
+    }
+
+    @Test
+    void continuousJobCompactsCompletedAndReopenedHours() throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        CompactJob.define(
+                        env,
+                        config,
+                        new CompactJob.Options(
+                                Optional.empty(),
+                                Optional.empty(),
+                                false,
+                                true,
+                                Duration.ofMillis(200)))
+                .sinkTo(new DiscardingSink<>());
+        JobClient job = env.executeAsync("compact-continuous");
+        try {
+            Await.until(
+                    "every landed hour compacted",
+                    Duration.ofSeconds(60),
+                    () -> warehouseRows() == landed.values().stream().mapToLong(l -> l).sum());
+
+            String hour = "dt=2026-11-21/hr=02";
+            long before =
+                    WarehouseManifest.read(root.resolve("warehouse/purchases").resolve(hour))
+                            .orElseThrow()
+                            .rows();
+            LandingEdits.addLatePurchase(root, purchases, hour, "late-1");
+            Await.until(
+                    "the re-opened hour compacted again",
+                    Duration.ofSeconds(60),
+                    () -> manifestRows(hour) == before + 1);
+            assertThat(WarehouseCheck.verify(root.resolve("warehouse/purchases"), purchases))
+                    .containsEntry("late-1", hour);
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    private List<HourCompactor.Result> run(CompactJob.Options options) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        List<HourCompactor.Result> results = new ArrayList<>();
+        try (CloseableIterator<HourCompactor.Result> it =
+                CompactJob.define(env, config, options).executeAndCollect("compact-range")) {
+            it.forEachRemaining(
+                    r -> {
+                        if (r.outcome() != HourCompactor.Outcome.UP_TO_DATE) {
+                            results.add(r);
+                        }
+                    });
+        }
+        return results;
+    }
+
+    private long warehouseRows() {
+        try {
+            return WarehouseManifest.readAll(root.resolve("warehouse/purchases")).stream()
+                    .mapToLong(WarehouseManifest::rows)
+                    .sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private long manifestRows(String hour) {
+        try {
+            return WarehouseManifest.read(root.resolve("warehouse/purchases").resolve(hour))
+                    .map(WarehouseManifest::rows)
+                    .orElse(-1L);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package io.sluice.lake;
+
+import io.sluice.config.TableConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * A table's warehouse hours as the lake contract defines them: where each one lives, and whether it
+ * is current, that is, built from the landing manifest the hour has now. Compaction, the backfill
+ * and the training-set builder all ask this one question the same way.
+ */
+public final class WarehouseHours {
+
+    private final Path rawTable;
+    private final Path warehouseTable;
+
+    public WarehouseHours(TableConfig table, Path root) {
+        this.rawTable = root.resolve("raw").resolve(table.name());
+        this.warehouseTable = root.resolve("warehouse").resolve(table.name());
+    }
+
+    /** {@code <root>/warehouse/<table>/<partition>}. */
+    public Path warehouseHour(String partition) {
+        return warehouseTable.resolve(partition);
+    }
+
+    /**
+     * Complete landing hours in {@code [fromHour, toHour)} (epoch millis, either end open when
+     * empty) whose warehouse hour is missing or was built from an older landing manifest; with
+     * {@code force}, every complete hour in range. Sorted by partition.
+     */
+    public List<String> pending(Optional<Long> fromHour, Optional<Long> toHour, boolean force)
+            throws IOException {
+        List<String> pending = new ArrayList<>();
+        for (String partition : completeHours()) {
+            long start = HourPartitioner.parse(partition);
+            if (fromHour.isPresent() && start < fromHour.get()
+                    || toHour.isPresent() && start >= toHour.get()) {
+                continue;
+            }
+            if (force || isStale(partition)) {
+                pending.add(partition);
+            }
+        }
+        return pending;
+    }
+
+    /** Landing partitions of this table that have a {@code _SUCCESS}, sorted. */
+    public List<String> completeHours() throws IOException {
+        List<String> hours = new ArrayList<>();
+        if (!Files.isDirectory(rawTable)) {
+            return hours;
+        }
+        try (Stream<Path> days = Files.list(rawTable)) {
+            for (Path day :
+                    days.filter(p -> p.getFileName().toString().startsWith("dt=")).toList()) {
+                try (Stream<Path> hrs = Files.list(day)) {
+                    hrs.filter(p -> p.getFileName().toString().startsWith("hr="))
+                            .filter(p -> Files.isRegularFile(p.resolve(HourManifest.NAME)))
+                            .map(p -> day.getFileName() + "/" + p.getFileName())
+                            .forEach(hours::add);
+                }
+            }
+        }
+        hours.sort(Comparator.naturalOrder());
+        return hours;
+    }
+
+    private boolean isStale(String partition) throws IOException {
+        Optional<WarehouseManifest> current = WarehouseManifest.read(warehouseHour(partition));
+        return current.isEmpty()
+                || !current.get()
+                        .sourceManifestSha256()
+                        .equals(
+                                sha256(
+                                        Files.readAllBytes(
+                                                rawTable.resolve(partition)
+                                                        .resolve(HourManifest.NAME))));
+    }
+
+    /** Hex SHA-256, as manifests record the landing manifest a warehouse hour was built from. */
+    public static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JRE", e);
+        }
+    }
+}

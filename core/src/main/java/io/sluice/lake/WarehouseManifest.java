@@ -1,0 +1,121 @@
+package io.sluice.lake;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
+
+/**
+ * The {@code _SUCCESS} manifest of a compacted warehouse hour. It names the landing manifest it was
+ * built from (by digest), so a re-published landing hour is recognised as stale, and lists each
+ * Parquet file with its bucket, rows and key range.
+ *
+ * <p>It holds no wall-clock time: compacting the same input twice writes the same bytes.
+ */
+public record WarehouseManifest(
+        String table,
+        String partition,
+        String sourceManifestSha256,
+        long sourceRows,
+        long rows,
+        long duplicatesRemoved,
+        int buckets,
+        List<BucketFile> files,
+        Schema schema) {
+
+    public static final String NAME = "_SUCCESS";
+
+    private static final ObjectMapper JSON =
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /** One Parquet file: the rows of one bucket, sorted, with their smallest and largest key. */
+    public record BucketFile(
+            String name, int bucket, long rows, long bytes, Object minKey, Object maxKey) {}
+
+    /** Serialises the manifest. */
+    public byte[] toJson() throws IOException {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("table", table);
+        root.put("partition", partition);
+        ObjectNode source = root.putObject("source");
+        source.put("manifest_sha256", sourceManifestSha256);
+        source.put("rows", sourceRows);
+        root.put("rows", rows);
+        root.put("duplicates_removed", duplicatesRemoved);
+        root.put("buckets", buckets);
+        ArrayNode list = root.putArray("files");
+        for (BucketFile f : files) {
+            ObjectNode node = list.addObject();
+            node.put("name", f.name());
+            node.put("bucket", f.bucket());
+            node.put("rows", f.rows());
+            node.put("bytes", f.bytes());
+            node.set("min_key", JSON.valueToTree(f.minKey()));
+            node.set("max_key", JSON.valueToTree(f.maxKey()));
+        }
+        ObjectNode schemaNode = root.putObject("schema");
+        schemaNode.put("name", schema.getFullName());
+        schemaNode.put(
+                "fingerprint", Long.toHexString(SchemaNormalization.parsingFingerprint64(schema)));
+        schemaNode.set("avsc", JSON.readTree(schema.toString()));
+        return JSON.writeValueAsBytes(root);
+    }
+
+    /** Every manifest of a warehouse table directory ({@code dt=/hr=} hours), by partition. */
+    public static List<WarehouseManifest> readAll(Path tableDir) throws IOException {
+        List<WarehouseManifest> manifests = new ArrayList<>();
+        if (!Files.isDirectory(tableDir)) {
+            return manifests;
+        }
+        try (Stream<Path> hours = Files.walk(tableDir, 2)) {
+            for (Path hour :
+                    hours.filter(p -> p.getFileName().toString().startsWith("hr="))
+                            .sorted()
+                            .toList()) {
+                read(hour).ifPresent(manifests::add);
+            }
+        }
+        return manifests;
+    }
+
+    /** Reads the manifest of a warehouse hour directory, if it has one. */
+    public static Optional<WarehouseManifest> read(Path hourDir) throws IOException {
+        Path path = hourDir.resolve(NAME);
+        if (!Files.isRegularFile(path)) {
+            return Optional.empty();
+        }
+        JsonNode root = JSON.readTree(path.toFile());
+        List<BucketFile> files = new ArrayList<>();
+        for (JsonNode f : root.path("files")) {
+            files.add(
+                    new BucketFile(
+                            f.path("name").asText(),
+                            f.path("bucket").asInt(),
+                            f.path("rows").asLong(),
+                            f.path("bytes").asLong(),
+                            JSON.treeToValue(f.path("min_key"), Object.class),
+                            JSON.treeToValue(f.path("max_key"), Object.class)));
+        }
+        return Optional.of(
+                new WarehouseManifest(
+                        root.path("table").asText(),
+                        root.path("partition").asText(),
+                        root.path("source").path("manifest_sha256").asText(),
+                        root.path("source").path("rows").asLong(),
+                        root.path("rows").asLong(),
+                        root.path("duplicates_removed").asLong(),
+                        root.path("buckets").asInt(),
+                        List.copyOf(files),
+                        new Schema.Parser().parse(root.path("schema").path("avsc").toString())));
+    }
+}

@@ -1,7 +1,0 @@
-package io.sluice.config;
-
-/** Backends for the online feature store: SQLite for one machine, Redis when serving is shared. */
-public enum OnlineStore {
-    SQLITE,
-    REDIS
-}
