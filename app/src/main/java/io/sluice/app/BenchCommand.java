@@ -65,11 +65,7 @@ final class BenchCommand {
                 description = "Records in the topic (default ${DEFAULT-VALUE}).")
         long events;
 
-        @Option(
-                names = "--runs",
-                defaultValue = "3",
-                description = "Runs of each job; medians are reported (default ${DEFAULT-VALUE}).")
-        int runs;
+        @Mixin Runs runs = new Runs(3);
 
         @Option(
                 names = "--parallelism",
@@ -81,13 +77,15 @@ final class BenchCommand {
 
         @Override
         public Integer call() throws Exception {
-            if (events < 1 || runs < 1 || parallelism < 1) {
+            if (events < 1 || runs.count < 1 || parallelism < 1) {
                 throw new IllegalArgumentException(
                         "--events, --runs and --parallelism must be at least 1");
             }
             return report.write(
                     "ingest",
-                    work -> new IngestBenchmark(events, runs, parallelism, System.out).run(work));
+                    work ->
+                            new IngestBenchmark(events, runs.count, parallelism, System.out)
+                                    .run(work));
         }
     }
 
@@ -105,22 +103,19 @@ final class BenchCommand {
                 description = "Rows in the hour (default ${DEFAULT-VALUE}).")
         long events;
 
-        @Option(
-                names = "--runs",
-                defaultValue = "5",
-                description = "Runs of each side; medians are reported (default ${DEFAULT-VALUE}).")
-        int runs;
+        @Mixin Runs runs = new Runs(5);
 
         @Mixin Report report;
 
         @Override
         public Integer call() throws Exception {
-            if (events < 1000 || runs < 1) {
+            if (events < 1000 || runs.count < 1) {
                 throw new IllegalArgumentException(
                         "--events must be at least 1000 and --runs at least 1");
             }
             return report.write(
-                    "compact", work -> new CompactionBenchmark(events, runs, System.out).run(work));
+                    "compact",
+                    work -> new CompactionBenchmark(events, runs.count, System.out).run(work));
         }
     }
 
@@ -139,11 +134,7 @@ final class BenchCommand {
                 description = "Records in the throughput topic (default ${DEFAULT-VALUE}).")
         long events;
 
-        @Option(
-                names = "--runs",
-                defaultValue = "3",
-                description = "Throughput runs; medians are reported (default ${DEFAULT-VALUE}).")
-        int runs;
+        @Mixin Runs runs = new Runs(3);
 
         @Option(
                 names = "--parallelism",
@@ -168,7 +159,7 @@ final class BenchCommand {
 
         @Override
         public Integer call() throws Exception {
-            if (events < 1 || runs < 1 || parallelism < 1 || rate < 1 || seconds < 10) {
+            if (events < 1 || runs.count < 1 || parallelism < 1 || rate < 1 || seconds < 10) {
                 throw new IllegalArgumentException(
                         "--events, --runs, --parallelism and --rate must be at least 1, --seconds"
                                 + " at least 10");
@@ -178,7 +169,7 @@ final class BenchCommand {
                     work ->
                             new FeaturesBenchmark(
                                             events,
-                                            runs,
+                                            runs.count,
                                             parallelism,
                                             rate,
                                             java.time.Duration.ofSeconds(seconds),
@@ -207,24 +198,20 @@ final class BenchCommand {
                 description = "Rows in the spine (default ${DEFAULT-VALUE}).")
         int spineRows;
 
-        @Option(
-                names = "--runs",
-                defaultValue = "3",
-                description = "Runs of each side; medians are reported (default ${DEFAULT-VALUE}).")
-        int runs;
+        @Mixin Runs runs = new Runs(3);
 
         @Mixin Report report;
 
         @Override
         public Integer call() throws Exception {
-            if (events < 1000 || spineRows < 1 || runs < 1) {
+            if (events < 1000 || spineRows < 1 || runs.count < 1) {
                 throw new IllegalArgumentException(
                         "--events must be at least 1000, --spine-rows and --runs at least 1");
             }
             return report.write(
                     "training-set",
                     work ->
-                            new TrainingSetBenchmark(events, spineRows, runs, System.out)
+                            new TrainingSetBenchmark(events, spineRows, runs.count, System.out)
                                     .run(work));
         }
     }

@@ -5,10 +5,10 @@ import io.sluice.features.offline.ConsistencyCheck;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -27,8 +27,7 @@ final class CheckCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
-    Path config;
+    @Mixin ConfigFile config;
 
     @Option(
             names = "--samples",
@@ -47,7 +46,7 @@ final class CheckCommand implements Callable<Integer> {
         if (samples < 1) {
             throw new IllegalArgumentException("--samples must be at least 1");
         }
-        SluiceConfig cfg = SluiceConfig.load(config);
+        SluiceConfig cfg = config.load();
         List<ConsistencyCheck.Report> reports;
         try (OnlineStore store = OnlineStores.open(cfg.online())) {
             reports =

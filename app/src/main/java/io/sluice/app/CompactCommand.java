@@ -10,17 +10,13 @@ import io.sluice.lake.LandingScan;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.util.CloseableIterator;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -39,19 +35,9 @@ final class CompactCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
-    java.nio.file.Path config;
+    @Mixin ConfigFile config;
 
-    @Option(
-            names = "--from",
-            description =
-                    "First hour to compact (inclusive), UTC: 2026-11-21T00 or an ISO instant.")
-    String from;
-
-    @Option(
-            names = "--to",
-            description = "Hour to stop before (exclusive), UTC: 2026-11-21T06 or an ISO instant.")
-    String to;
+    @Mixin HourRange range;
 
     @Option(
             names = "--force",
@@ -80,12 +66,12 @@ final class CompactCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         CompactJob.Options options =
                 new CompactJob.Options(
-                        hour("--from", from),
-                        hour("--to", to),
+                        range.from(),
+                        range.to(),
                         force,
                         continuous,
                         duration("--interval", interval));
-        SluiceConfig cfg = SluiceConfig.load(config);
+        SluiceConfig cfg = config.load();
         PrintWriter out = spec.commandLine().getOut();
         int overdue = reportOverdue(cfg, System.currentTimeMillis(), out);
         if (continuous) {
@@ -177,23 +163,6 @@ final class CompactCommand implements Callable<Integer> {
                 compacted, rows, failed);
         out.flush();
         return failed == 0 ? 0 : 1;
-    }
-
-    /** Parses {@code 2026-11-21T00}, {@code 2026-11-21T00:00} or an ISO instant, as UTC. */
-    static Optional<Instant> hour(String option, String text) {
-        if (text == null) {
-            return Optional.empty();
-        }
-        try {
-            if (text.endsWith("Z")) {
-                return Optional.of(Instant.parse(text));
-            }
-            String local = text.length() == 13 ? text + ":00" : text;
-            return Optional.of(LocalDateTime.parse(local).toInstant(ZoneOffset.UTC));
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException(
-                    option + ": '" + text + "' is not an hour like 2026-11-21T06 (UTC)");
-        }
     }
 
     static Duration duration(String option, String text) {

@@ -3,12 +3,11 @@ package io.sluice.app;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.lake.HiveDdl;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -24,15 +23,14 @@ final class DdlCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
-    Path config;
+    @Mixin ConfigFile config;
 
     @Parameters(index = "0", paramLabel = "TABLE", description = "A table name from the config.")
     String table;
 
     @Override
     public Integer call() {
-        SluiceConfig cfg = SluiceConfig.load(config);
+        SluiceConfig cfg = config.load();
         TableConfig t =
                 cfg.table(table)
                         .orElseThrow(

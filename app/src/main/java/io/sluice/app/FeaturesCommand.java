@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code sluice features}: the streaming features job, as deployed. */
@@ -45,16 +46,7 @@ final class FeaturesCommand extends StreamingJobCommand {
                             + " compacted.")
     boolean backfill;
 
-    @Option(
-            names = "--from",
-            description =
-                    "First hour to backfill (inclusive), UTC: 2026-11-21T00 or an ISO instant.")
-    String from;
-
-    @Option(
-            names = "--to",
-            description = "Hour to stop before (exclusive), UTC: 2026-11-21T06 or an ISO instant.")
-    String to;
+    @Mixin HourRange range;
 
     @Option(
             names = "--rebuild",
@@ -100,9 +92,9 @@ final class FeaturesCommand extends StreamingJobCommand {
                                 + " without state");
             }
             fresh |= rebuild;
-            if (from != null || to != null) {
+            if (!range.isEmpty()) {
                 throw new IllegalArgumentException(
-                        (from != null ? "--from" : "--to")
+                        (range.from != null ? "--from" : "--to")
                                 + " is only for --backfill; the streaming job reads from its"
                                 + " committed Kafka offsets");
             }
@@ -117,18 +109,18 @@ final class FeaturesCommand extends StreamingJobCommand {
             throw new IllegalArgumentException(
                     "--online cannot be used with --backfill: a backfill writes no online store");
         }
-        if (from == null || to == null) {
+        if (range.from == null || range.to == null) {
             throw new IllegalArgumentException(
                     "--backfill needs both --from and --to (missing "
-                            + (from == null ? "--from" : "--to")
+                            + (range.from == null ? "--from" : "--to")
                             + ")");
         }
-        Instant start = CompactCommand.hour("--from", from).orElseThrow();
-        Instant end = CompactCommand.hour("--to", to).orElseThrow();
+        Instant start = range.from().orElseThrow();
+        Instant end = range.to().orElseThrow();
         if (!start.isBefore(end)) {
             throw new IllegalArgumentException("--from " + start + " must be before --to " + end);
         }
-        SluiceConfig cfg = SluiceConfig.load(config);
+        SluiceConfig cfg = config.load();
         BackfillPlan plan = BackfillPlan.of(cfg, start, end);
         Backfill.Result result =
                 Backfill.run(StreamExecutionEnvironment.getExecutionEnvironment(), cfg, plan);

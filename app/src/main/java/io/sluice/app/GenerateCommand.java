@@ -4,10 +4,10 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.GeneratorStats;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code sluice generate}: seeded shop events into any Kafka. */
@@ -19,8 +19,7 @@ import picocli.CommandLine.Option;
                         + " to the tables' topics.")
 final class GenerateCommand implements Callable<Integer> {
 
-    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
-    Path config;
+    @Mixin ConfigFile config;
 
     @Option(
             names = "--events",
@@ -76,7 +75,7 @@ final class GenerateCommand implements Callable<Integer> {
         requireFraction("--duplicate-rate", duplicateRate);
         requireFraction("--invalid-rate", invalidRate);
         requireFraction("--late-rate", lateRate);
-        SluiceConfig cfg = SluiceConfig.load(config);
+        SluiceConfig cfg = config.load();
         GeneratorOptions options =
                 options(events, seed, start, duplicateRate, invalidRate, lateRate);
         GeneratorStats stats;

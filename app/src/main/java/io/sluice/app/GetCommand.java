@@ -12,13 +12,13 @@ import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -34,8 +34,7 @@ final class GetCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
-    Path config;
+    @Mixin ConfigFile config;
 
     @Option(
             names = "--features",
@@ -78,7 +77,7 @@ final class GetCommand implements Callable<Integer> {
                         "--at: '" + at + "' is not an ISO instant like 2026-11-21T05:30:00Z");
             }
         }
-        SluiceConfig cfg = SluiceConfig.load(config);
+        SluiceConfig cfg = config.load();
         List<ViewDef> views = new ArrayList<>();
         cfg.featureViews()
                 .forEach(

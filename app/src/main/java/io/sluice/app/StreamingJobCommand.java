@@ -3,12 +3,12 @@ package io.sluice.app;
 import io.sluice.config.SluiceConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -26,8 +26,7 @@ abstract class StreamingJobCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
-    Path config;
+    @Mixin ConfigFile config;
 
     @Option(
             names = "--bounded",
@@ -79,7 +78,7 @@ abstract class StreamingJobCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        SluiceConfig cfg = adjust(SluiceConfig.load(config));
+        SluiceConfig cfg = adjust(config.load());
         StartPoint start = startPoint(cfg);
         spec.commandLine().getErr().printf("sluice %s: starting %s%n", job(), start.description());
         spec.commandLine().getErr().flush();

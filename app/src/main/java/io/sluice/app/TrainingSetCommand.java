@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -34,8 +35,7 @@ final class TrainingSetCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
-    Path config;
+    @Mixin ConfigFile config;
 
     @Option(
             names = "--spine",
@@ -85,7 +85,7 @@ final class TrainingSetCommand implements Callable<Integer> {
         if (sample == null && spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
             throw new IllegalArgumentException("--seed: only with --sample");
         }
-        SluiceConfig cfg = SluiceConfig.load(config);
+        SluiceConfig cfg = config.load();
         TrainingSetBuilder.Request request =
                 new TrainingSetBuilder.Request(
                         spine,
