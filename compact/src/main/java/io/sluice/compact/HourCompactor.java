@@ -3,9 +3,9 @@ package io.sluice.compact;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.config.TableConfig;
-import io.sluice.lake.AtomicDirectories;
 import io.sluice.lake.HourManifest;
 import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.Publish;
 import io.sluice.lake.WarehouseHours;
 import io.sluice.lake.WarehouseManifest;
 import io.sluice.lake.WarehouseSchema;
@@ -21,13 +21,11 @@ import java.nio.file.StandardCopyOption;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -104,10 +102,6 @@ public final class HourCompactor {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int DIGEST_CHARS = 16;
-    private static final String TRASH_SUFFIX = ".old";
-
-    /** How long a displaced hour is kept for readers that listed it just before the swap. */
-    static final Duration TRASH_GRACE = Duration.ofMinutes(10);
 
     private final TableConfig table;
     private final Path rawTable;
@@ -244,10 +238,9 @@ public final class HourCompactor {
             ExecutorService pool)
             throws IOException {
         String stem = partition.replace('/', '_');
-        removeLeftovers(stem);
-        Files.createDirectories(staging);
-        Path stagingHour = staging.resolve(stem + "." + UUID.randomUUID());
-        Files.createDirectory(stagingHour);
+        removeCrashedRuns(stem);
+        Publish.removeExpired(staging, name -> name.endsWith(Publish.TRASH_SUFFIX));
+        Path stagingHour = Publish.stage(staging, stem);
         try {
             AtomicInteger written = new AtomicInteger();
             List<Callable<WarehouseManifest.BucketFile>> writes = new ArrayList<>();
@@ -281,8 +274,7 @@ public final class HourCompactor {
             // Readers that opened its files keep reading them; a reader that only listed the old
             // directory finds changed buckets gone (the README says so): no name in the
             // warehouse can reach the old set without a listing seeing a mix.
-            Path trash = staging.resolve(stem + "." + UUID.randomUUID() + TRASH_SUFFIX);
-            AtomicDirectories.replace(stagingHour, warehouseHour(partition), trash);
+            Publish.replace(stagingHour, warehouseHour(partition), Publish.trash(staging, stem));
             return manifest;
         } catch (IOException | RuntimeException e) {
             FileUtils.deleteDirectoryQuietly(stagingHour.toFile());
@@ -291,22 +283,16 @@ public final class HourCompactor {
     }
 
     /**
-     * Removes a crashed run's staging directories of this hour, and displaced sets of any hour of
-     * this table older than {@link #TRASH_GRACE}. All of them are outside the warehouse.
+     * Removes the staging directories of this hour that a crashed run left: an hour is compacted by
+     * one task at a time (the job keys by hour), so any that exist are abandoned.
      */
-    private void removeLeftovers(String stem) throws IOException {
+    private void removeCrashedRuns(String stem) throws IOException {
         if (!Files.isDirectory(staging)) {
             return;
         }
-        long graceStart = System.currentTimeMillis() - TRASH_GRACE.toMillis();
-        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(staging)) {
+        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(staging, stem + ".*")) {
             for (Path leftover : leftovers) {
-                String name = leftover.getFileName().toString();
-                boolean expired =
-                        name.endsWith(TRASH_SUFFIX)
-                                && Files.getLastModifiedTime(leftover).toMillis() < graceStart;
-                boolean crashed = name.startsWith(stem + ".") && !name.endsWith(TRASH_SUFFIX);
-                if (expired || crashed) {
+                if (!leftover.getFileName().toString().endsWith(Publish.TRASH_SUFFIX)) {
                     FileUtils.deleteDirectory(leftover.toFile());
                 }
             }

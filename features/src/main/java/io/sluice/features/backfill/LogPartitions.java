@@ -1,16 +1,13 @@
 package io.sluice.features.backfill;
 
-import io.sluice.lake.AtomicDirectories;
 import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.Publish;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
-import org.apache.flink.util.FileUtils;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -21,12 +18,10 @@ import org.apache.parquet.io.LocalInputFile;
  * what the streaming job wrote there ({@link AtomicDirectories#replace}), and an hour the backfill
  * has no rows for is removed. A reader of one hour sees the old set or the new one, never a mix.
  *
- * <p>Displaced hours stay under {@code _staging/backfill} for {@link #TRASH_GRACE}, for readers
- * that listed them just before the swap; the next backfill deletes them after that.
+ * <p>It publishes through the lake's one protocol ({@link Publish}): displaced hours stay under
+ * {@code _staging/backfill} for {@link Publish#TRASH_GRACE}; the next backfill deletes them.
  */
 final class LogPartitions {
-
-    static final Duration TRASH_GRACE = Duration.ofMinutes(10);
 
     /** What publishing one view's log did. */
     record Published(int hoursWritten, int hoursRemoved, long rows) {}
@@ -47,13 +42,11 @@ final class LogPartitions {
             Path from = staged.resolve(hour);
             Path to = target.resolve(hour);
             Path displaced = trash.resolve(hour.replace('/', '_'));
-            Files.createDirectories(trash);
             if (Files.isDirectory(from)) {
                 rows += rows(from);
-                AtomicDirectories.replace(from, to, displaced);
+                Publish.replace(from, to, displaced);
                 written++;
-            } else if (Files.isDirectory(to)) {
-                Files.move(to, displaced, StandardCopyOption.ATOMIC_MOVE);
+            } else if (Publish.retire(to, displaced)) {
                 removed++;
             }
         }
@@ -98,18 +91,8 @@ final class LogPartitions {
         }
     }
 
-    /** Deletes staging runs and displaced hours older than {@link #TRASH_GRACE}. */
+    /** Deletes staging runs and displaced hours older than {@link Publish#TRASH_GRACE}. */
     static void removeLeftovers(Path stagingRoot) throws IOException {
-        if (!Files.isDirectory(stagingRoot)) {
-            return;
-        }
-        long graceStart = System.currentTimeMillis() - TRASH_GRACE.toMillis();
-        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(stagingRoot)) {
-            for (Path leftover : leftovers) {
-                if (Files.getLastModifiedTime(leftover).toMillis() < graceStart) {
-                    FileUtils.deleteDirectory(leftover.toFile());
-                }
-            }
-        }
+        Publish.removeExpired(stagingRoot, name -> true);
     }
 }
