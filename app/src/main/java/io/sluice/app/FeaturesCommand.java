@@ -13,9 +13,15 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -155,14 +161,46 @@ final class FeaturesCommand extends StreamingJobCommand {
         List<String> views = new ArrayList<>();
         try (OnlineStore store = OnlineStores.open(config.online())) {
             for (FeatureViewConfig v : config.featureViews()) {
-                if (store.hasTiles(v.name())) {
+                // Tiles from a run that never completed a checkpoint committed no offsets either:
+                // a new run reads the same events from the same start, and counts the same.
+                if (store.hasTiles(v.name()) && hasCommittedOffsets(config, v)) {
                     views.add(v.name());
                 }
             }
         }
         return views.isEmpty()
                 ? Optional.empty()
-                : Optional.of("the online store holds tiles of " + String.join(", ", views));
+                : Optional.of(
+                        "the online store holds tiles of "
+                                + String.join(", ", views)
+                                + " counted up to offsets an earlier run committed");
+    }
+
+    /** Whether the view's consumer group has committed offsets, i.e. a run checkpointed. */
+    private static boolean hasCommittedOffsets(SluiceConfig config, FeatureViewConfig view)
+            throws IOException {
+        Map<String, Object> props = new HashMap<>();
+        config.kafka().properties().forEach((k, v) -> props.put(String.valueOf(k), v));
+        props.put("bootstrap.servers", config.kafka().bootstrap());
+        String group = config.kafka().group() + "-" + FeaturesJob.job(view);
+        try (Admin admin = Admin.create(props)) {
+            return !admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS)
+                    .isEmpty();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException(
+                    "cannot read the committed offsets of consumer group "
+                            + group
+                            + " from Kafka at "
+                            + config.kafka().bootstrap()
+                            + ": "
+                            + e,
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
     }
 
     /**

@@ -111,6 +111,62 @@ class CommandsITCase {
     }
 
     @Test
+    void shouldRefuseToCountAgainOverTilesOfACheckpointedRunWithoutState() throws Exception {
+        SluiceConfig cfg = ReferenceConfig.writeInto(dir, KAFKA.bootstrap());
+        String config = dir.resolve("sluice.yaml").toString();
+        try (var store = io.sluice.features.online.OnlineStores.open(cfg.online())) {
+            store.write(
+                    java.util.List.of(
+                            new io.sluice.features.online.OnlineStore.TileWrite(
+                                    new io.sluice.features.online.OnlineStore.TileKey(
+                                            "user_purchases",
+                                            "u1",
+                                            io.sluice.features.online.OnlineStore.Level.FINE,
+                                            0),
+                                    3,
+                                    new byte[] {1},
+                                    Long.MAX_VALUE)));
+        }
+        // The run that wrote the tile checkpointed: its consumer group committed an offset.
+        String topic = cfg.table("purchases").orElseThrow().topic();
+        KAFKA.broker().createTopics(1, topic);
+        java.util.Properties props = new java.util.Properties();
+        props.put("bootstrap.servers", KAFKA.bootstrap());
+        props.put("group.id", "sluice-features-user_purchases");
+        try (var consumer =
+                new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(
+                        props,
+                        new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            consumer.commitSync(
+                    java.util.Map.of(
+                            new org.apache.kafka.common.TopicPartition(topic, 0),
+                            new org.apache.kafka.clients.consumer.OffsetAndMetadata(0)));
+        }
+
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream stderr = System.err;
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        int fresh;
+        int rebuildFromSavepoint;
+        try {
+            fresh = Main.run("features", "--config", config, "--fresh");
+            rebuildFromSavepoint =
+                    Main.run("features", "--config", config, "--rebuild", "--from-savepoint", "/x");
+        } finally {
+            System.setErr(stderr);
+        }
+        assertThat(fresh).isEqualTo(2);
+        assertThat(rebuildFromSavepoint).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "the online store holds tiles of user_purchases",
+                        "--from-savepoint PATH",
+                        "--rebuild",
+                        "--rebuild and --from-savepoint exclude each other");
+    }
+
+    @Test
     void shouldBackfillTheFeatureLogOfTheCompactedHours() throws Exception {
         SluiceConfig config = ReferenceConfig.writeInto(dir, KAFKA.bootstrap());
         String configFile = dir.resolve("sluice.yaml").toString();

@@ -257,33 +257,6 @@ class MainTest {
     }
 
     @Test
-    void shouldRefuseToCountAgainOverAnOnlineStoreWithoutState(@TempDir Path dir) throws Exception {
-        io.sluice.config.SluiceConfig cfg = ReferenceConfig.writeInto(dir, "localhost:1");
-        try (var store = io.sluice.features.online.OnlineStores.open(cfg.online())) {
-            store.write(
-                    java.util.List.of(
-                            new io.sluice.features.online.OnlineStore.TileWrite(
-                                    new io.sluice.features.online.OnlineStore.TileKey(
-                                            "user_purchases",
-                                            "u1",
-                                            io.sluice.features.online.OnlineStore.Level.FINE,
-                                            0),
-                                    3,
-                                    new byte[] {1},
-                                    Long.MAX_VALUE)));
-        }
-        String config = dir.resolve("sluice.yaml").toString();
-
-        assertThat(refused("features", "--config", config, "--fresh"))
-                .contains(
-                        "the online store holds tiles of user_purchases",
-                        "--from-savepoint PATH",
-                        "--rebuild");
-        assertThat(refused("features", "--config", config, "--rebuild", "--from-savepoint", "/x"))
-                .contains("--rebuild and --from-savepoint exclude each other");
-    }
-
-    @Test
     void shouldRefuseToBackfillHoursThatAreIncompleteOrNotCompacted(@TempDir Path dir)
             throws Exception {
         ReferenceConfig.writeInto(dir, "localhost:9092");

@@ -39,6 +39,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,6 +62,14 @@ class ProcessKillITCase {
     @TempDir Path dir;
 
     private final Map<String, Integer> starts = new HashMap<>();
+
+    /** Every process this test started, killed afterwards even when the test fails. */
+    private final List<Process> processes = new ArrayList<>();
+
+    @AfterEach
+    void killWhatIsLeft() {
+        processes.forEach(Process::destroyForcibly);
+    }
 
     @Test
     void killedJobsResumeFromTheirCheckpointsAndLoseOrDuplicateNothing() throws Exception {
@@ -271,6 +280,7 @@ class ProcessKillITCase {
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile())
                         .start();
+        processes.add(p);
         return new Child(p, log);
     }
 

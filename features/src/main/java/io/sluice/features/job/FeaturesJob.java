@@ -102,7 +102,8 @@ public final class FeaturesJob {
         return tiles;
     }
 
-    private static String job(FeatureViewConfig view) {
+    /** The view's job name: its operator uids' prefix and its consumer group's suffix. */
+    public static String job(FeatureViewConfig view) {
         return "features-" + view.name();
     }
 }
