@@ -75,7 +75,13 @@ class ProcessKillITCase {
     void killedJobsResumeFromTheirCheckpointsAndLoseOrDuplicateNothing() throws Exception {
         ReferenceConfig.writeInto(dir, KAFKA.bootstrap());
         Path yaml = dir.resolve("sluice.yaml");
-        Files.writeString(yaml, Files.readString(yaml).replace("interval: 10s", "interval: 1s"));
+        // Checkpoints every second, and every table's hours due 15 minutes after their end, so
+        // that the ticks below complete every hour before the current one.
+        Files.writeString(
+                yaml,
+                Files.readString(yaml)
+                        .replace("interval: 10s", "interval: 1s")
+                        .replace("allowed_lateness: 1h", "allowed_lateness: 15m"));
         SluiceConfig config = SluiceConfig.load(yaml);
         for (TableConfig t : config.tables()) {
             KAFKA.broker().createTopics(2, t.topic(), DeadLetterSerializer.topicFor(t.topic()));
