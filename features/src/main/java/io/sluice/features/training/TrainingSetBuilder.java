@@ -45,7 +45,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.LongConsumer;
 import org.apache.avro.JsonProperties;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
@@ -705,18 +704,6 @@ public final class TrainingSetBuilder {
         public Partial head(long start, long before, FeatureDef feature) {
             int i = Arrays.binarySearch(starts, start);
             return i < 0 ? new Partial() : tiles[i].partial(feature, before);
-        }
-
-        @Override
-        public void starts(long from, long to, long size, LongConsumer each) {
-            int i = first(from);
-            while (i < starts.length && starts[i] < to) {
-                long s = Windows.floor(starts[i], size);
-                each.accept(s);
-                while (i < starts.length && starts[i] < s + size) {
-                    i++;
-                }
-            }
         }
     }
 
