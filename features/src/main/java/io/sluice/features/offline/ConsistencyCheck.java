@@ -10,6 +10,7 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.ingest.HourPartitioner;
 import java.io.IOException;
@@ -75,10 +76,9 @@ public final class ConsistencyCheck {
             Path dir = Path.of(config.tablePath("warehouse", table.name()));
             WarehouseEvents warehouse = new WarehouseEvents(table, dir);
             FeatureReader online = new FeatureReader(store, List.of(view), () -> now);
-            List<FeatureReader.FeatureRef> refs = new ArrayList<>();
+            List<FeatureReader.FeatureRef> refs = FeatureRefs.all(view);
             long longest = 0;
             for (FeatureDef f : view.features()) {
-                refs.add(new FeatureReader.FeatureRef(view.name(), f.name()));
                 reports.putIfAbsent(
                         view.name() + ":" + f.name(), new Report(view.name() + ":" + f.name()));
                 longest = Math.max(longest, f.windowMillis());
