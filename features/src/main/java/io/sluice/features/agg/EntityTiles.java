@@ -2,7 +2,6 @@ package io.sluice.features.agg;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 
@@ -88,12 +87,8 @@ public final class EntityTiles implements Windows.TileReader {
 
     @Override
     public Partial coarse(long start, FeatureDef feature) {
-        Partial p = new Partial();
-        for (Map.Entry<Long, Tile> e :
-                tiles.subMap(start, true, start + coarse, false).entrySet()) {
-            p.merge(e.getValue().partial(feature));
-        }
-        return p;
+        return CoarsePartials.of(
+                feature, tiles.subMap(start, true, start + coarse, false).values());
     }
 
     @Override

@@ -4,13 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.features.agg.CachingTileReader;
 import io.sluice.features.agg.EntityTiles;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
-import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.Status;
-import io.sluice.features.agg.Tile;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.offline.WarehouseEvents;
@@ -31,7 +30,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -600,11 +598,11 @@ public final class TrainingSetBuilder {
         List<Integer> ordered = new ArrayList<>(rows);
         ordered.sort((a, b) -> plan.keys[a].compareTo(plan.keys[b]));
         String current = null;
-        Cached reader = null;
+        CachingTileReader reader = null;
         for (int i : ordered) {
             if (!plan.keys[i].equals(current)) {
                 current = plan.keys[i];
-                reader = new Cached(tiles.get(current), vp.features, vp.view.coarseMillis());
+                reader = new CachingTileReader(tiles.get(current));
             }
             for (int f = 0; f < vp.features.size(); f++) {
                 FeatureDef def = vp.features.get(f);
@@ -621,90 +619,6 @@ public final class TrainingSetBuilder {
             }
         }
         return files;
-    }
-
-    /**
-     * One entity's tiles as sorted arrays, with each tile's partial computed once per feature
-     * however many of the entity's rows read it (a coarse one merges up to 60 fine ones, in order,
-     * as {@link EntityTiles#coarse} does). Only tiles that hold events are visited.
-     */
-    private static final class Cached implements Windows.TileReader {
-        private final List<FeatureDef> features;
-        private final long[] starts;
-        private final Tile[] tiles;
-        private final long coarseSize;
-        private final Partial[][] fine;
-        private final List<Map<Long, Partial>> coarse = new ArrayList<>();
-
-        Cached(EntityTiles entity, List<FeatureDef> features, long coarseSize) {
-            this.features = features;
-            this.coarseSize = coarseSize;
-            int n = entity.tiles().size();
-            starts = new long[n];
-            tiles = new Tile[n];
-            int i = 0;
-            for (Map.Entry<Long, Tile> e : entity.tiles().entrySet()) {
-                starts[i] = e.getKey();
-                tiles[i++] = e.getValue();
-            }
-            fine = new Partial[features.size()][n];
-            for (int f = 0; f < features.size(); f++) {
-                coarse.add(new HashMap<>());
-            }
-        }
-
-        private int index(FeatureDef feature) {
-            for (int f = 0; f < features.size(); f++) {
-                if (features.get(f) == feature) {
-                    return f;
-                }
-            }
-            throw new IllegalArgumentException("not a requested feature: " + feature.name());
-        }
-
-        /** The first tile starting at or after {@code time}. */
-        private int first(long time) {
-            int i = Arrays.binarySearch(starts, time);
-            return i >= 0 ? i : -i - 1;
-        }
-
-        private Partial fineAt(int f, int i) {
-            Partial p = fine[f][i];
-            if (p == null) {
-                p = tiles[i].partial(features.get(f));
-                fine[f][i] = p;
-            }
-            return p;
-        }
-
-        @Override
-        public Partial fine(long start, FeatureDef feature) {
-            int i = Arrays.binarySearch(starts, start);
-            return i < 0 ? new Partial() : fineAt(index(feature), i);
-        }
-
-        @Override
-        public Partial coarse(long start, FeatureDef feature) {
-            int f = index(feature);
-            return coarse.get(f)
-                    .computeIfAbsent(
-                            start,
-                            s -> {
-                                Partial p = new Partial();
-                                for (int i = first(s);
-                                        i < starts.length && starts[i] < s + coarseSize;
-                                        i++) {
-                                    p.merge(fineAt(f, i));
-                                }
-                                return p;
-                            });
-        }
-
-        @Override
-        public Partial head(long start, long before, FeatureDef feature) {
-            int i = Arrays.binarySearch(starts, start);
-            return i < 0 ? new Partial() : tiles[i].partial(feature, before);
-        }
     }
 
     // ---------------------------------------------------------------------------------------
