@@ -1,6 +1,7 @@
 package io.sluice.features.agg;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -58,6 +59,15 @@ public final class Windows {
     /** The first millisecond of {@code feature}'s window at {@code t}. */
     public static long start(FeatureDef feature, long t, long tile) {
         return floor(t, tile) - feature.windowMillis();
+    }
+
+    /** The first millisecond any of {@code features} reads at {@code t}: its longest window's. */
+    public static long start(Collection<FeatureDef> features, long t, long tile) {
+        long longest = 0;
+        for (FeatureDef f : features) {
+            longest = Math.max(longest, f.windowMillis());
+        }
+        return floor(t, tile) - longest;
     }
 
     /**

@@ -36,7 +36,6 @@ final class TrainingPlan {
         final TableConfig table;
         final List<Integer> columns = new ArrayList<>(); // output feature positions
         final List<FeatureDef> features = new ArrayList<>();
-        long longest;
         final TreeSet<Long> hours = new TreeSet<>();
 
         View(ViewDef view, TableConfig table) {
@@ -46,7 +45,7 @@ final class TrainingPlan {
 
         /** The first millisecond any feature of this view reads for a row at {@code t}. */
         long from(long t) {
-            return Windows.floor(t, view.tileMillis()) - longest;
+            return Windows.start(features, t, view.tileMillis());
         }
     }
 
@@ -113,7 +112,6 @@ final class TrainingPlan {
             }
             vp.features.add(r.feature());
             vp.columns.add(i);
-            vp.longest = Math.max(vp.longest, r.feature().windowMillis());
         }
         views.addAll(byName.values());
     }

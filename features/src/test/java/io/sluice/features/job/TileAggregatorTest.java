@@ -26,6 +26,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.OutputTag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -123,12 +124,7 @@ class TileAggregatorTest {
         var tag = io.sluice.features.log.FeatureLog.tag(view);
         Event other = event(table, "other", T0 + 10_000, 5.0f);
         Event loser = event(table, "dup", T0 + 20_000, 7.0f);
-        try (var h =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new TileAggregator(view, table.schema(), tag)),
-                        (Event e) -> e.key,
-                        Types.STRING)) {
-            h.open();
+        try (var h = harness(view, table, tag)) {
             h.processElement(new StreamRecord<>(other, other.eventTime));
             h.processElement(new StreamRecord<>(loser, loser.eventTime));
             h.processWatermark(T0 + view.tileMillis()); // the tile's end: it is logged
@@ -159,12 +155,7 @@ class TileAggregatorTest {
         long minute = view.tileMillis();
         FeatureDef count = view.feature("purchases_1h");
         var tag = io.sluice.features.log.FeatureLog.tag(view);
-        try (var h =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new TileAggregator(view, table.schema(), tag)),
-                        (Event e) -> e.key,
-                        Types.STRING)) {
-            h.open();
+        try (var h = harness(view, table, tag)) {
             Event first = event(table, "a", T0 + 10_000, 5.0f);
             Event second = event(table, "b", T0 + minute + 5_000, 2.0f);
             h.processElement(new StreamRecord<>(first, first.eventTime));
@@ -247,9 +238,15 @@ class TileAggregatorTest {
 
     private static KeyedOneInputStreamOperatorTestHarness<String, Event, TileUpdate> harness(
             ViewDef view, TableConfig table) throws Exception {
+        return harness(view, table, null);
+    }
+
+    /** An opened harness; {@code log} is the feature log's side output, or null. */
+    private static KeyedOneInputStreamOperatorTestHarness<String, Event, TileUpdate> harness(
+            ViewDef view, TableConfig table, OutputTag<GenericRecord> log) throws Exception {
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new TileAggregator(view, table.schema(), null)),
+                        new KeyedProcessOperator<>(new TileAggregator(view, table.schema(), log)),
                         (Event e) -> e.key,
                         Types.STRING);
         h.open();
