@@ -5,16 +5,15 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.config.SluiceConfig;
-import io.sluice.config.TableConfig;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -60,13 +59,11 @@ final class GetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<FeatureReader.FeatureRef> refs = new ArrayList<>();
-        for (String f : features) {
-            try {
-                refs.add(FeatureReader.FeatureRef.parse(f.strip()));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--features: " + e.getMessage());
-            }
+        List<FeatureReader.FeatureRef> refs;
+        try {
+            refs = FeatureRefs.parse(features);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--features: " + e.getMessage());
         }
         long atMillis = System.currentTimeMillis();
         if (at != null) {
@@ -78,13 +75,7 @@ final class GetCommand implements Callable<Integer> {
             }
         }
         SluiceConfig cfg = config.load();
-        List<ViewDef> views = new ArrayList<>();
-        cfg.featureViews()
-                .forEach(
-                        v -> {
-                            TableConfig table = cfg.table(v.source()).orElseThrow();
-                            views.add(ViewDef.of(v, table));
-                        });
+        List<ViewDef> views = FeatureRefs.views(cfg);
         List<FeatureReader.Vector> vectors;
         try (OnlineStore store = OnlineStores.open(cfg.online())) {
             try {

@@ -3,6 +3,7 @@ package io.sluice.app;
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.agg.Status;
 import io.sluice.features.online.FeatureReader.FeatureRef;
+import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.training.Sample;
 import io.sluice.features.training.TrainingSetBuilder;
 import java.io.PrintWriter;
@@ -86,10 +87,16 @@ final class TrainingSetCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--seed: only with --sample");
         }
         SluiceConfig cfg = config.load();
+        List<FeatureRef> refs;
+        try {
+            refs = FeatureRefs.parse(features);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--features: " + e.getMessage());
+        }
         TrainingSetBuilder.Request request =
                 new TrainingSetBuilder.Request(
                         spine,
-                        features.stream().map(String::trim).map(FeatureRef::parse).toList(),
+                        refs,
                         timestampColumn,
                         Optional.ofNullable(sample).map(f -> new Sample(f, seed)),
                         statusColumns);

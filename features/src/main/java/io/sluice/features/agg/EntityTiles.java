@@ -2,10 +2,8 @@ package io.sluice.features.agg;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
-import java.util.function.LongConsumer;
 
 /**
  * All fine tiles of one entity of one view, in memory, read as a window's {@link
@@ -89,23 +87,8 @@ public final class EntityTiles implements Windows.TileReader {
 
     @Override
     public Partial coarse(long start, FeatureDef feature) {
-        Partial p = new Partial();
-        for (Map.Entry<Long, Tile> e :
-                tiles.subMap(start, true, start + coarse, false).entrySet()) {
-            p.merge(e.getValue().partial(feature));
-        }
-        return p;
-    }
-
-    /** Only the starts of tiles that hold events (coarse: that hold a fine tile). */
-    @Override
-    public void starts(long from, long to, long size, LongConsumer each) {
-        Long next = tiles.ceilingKey(from);
-        while (next != null && next < to) {
-            long s = Windows.floor(next, size);
-            each.accept(s);
-            next = tiles.ceilingKey(s + size); // the next tile of another start
-        }
+        return CoarsePartials.of(
+                feature, tiles.subMap(start, true, start + coarse, false).values());
     }
 
     @Override

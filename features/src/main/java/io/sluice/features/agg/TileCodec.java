@@ -66,20 +66,7 @@ public final class TileCodec {
         }
     }
 
-    /** A coarse tile: each feature's partial over the given fine tiles. */
-    public static byte[] encodeCoarse(ViewDef view, Iterable<Tile> fineTiles) {
-        Map<String, Partial> partials = new LinkedHashMap<>();
-        for (FeatureDef f : view.features()) {
-            Partial p = new Partial();
-            for (Tile t : fineTiles) {
-                p.merge(t.partial(f));
-            }
-            partials.put(f.name(), p);
-        }
-        return encodeCoarse(partials);
-    }
-
-    /** A coarse tile from its partials by feature name. */
+    /** A coarse tile from its partials by feature name ({@link CoarsePartials}). */
     public static byte[] encodeCoarse(Map<String, Partial> partials) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * partials.size());
         try (DataOutputStream out = new DataOutputStream(bytes)) {

@@ -1,15 +1,14 @@
 package io.sluice.features.job;
 
 import io.sluice.event.Event;
+import io.sluice.features.agg.CoarsePartials;
 import io.sluice.features.agg.EventEntry;
-import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.Tile;
 import io.sluice.features.agg.TileCodec;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.log.FeatureLog;
-import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.TileWrites;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,8 +22,6 @@ import org.apache.avro.io.DecoderFactory;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -70,11 +67,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     private transient MapState<Long, Long> coarseVersions;
     private transient MapState<Long, Long> fineVersions;
 
-    /** Changed fine tiles (start → newest event time among the changes) not yet published. */
-    private transient MapState<Long, Long> dirtyFine;
-
-    private transient MapState<Long, Long> dirtyCoarse;
-    private transient ValueState<Long> publishAt;
+    private transient PendingTiles pending;
     private transient Schema logSchema;
     private transient GenericDatumReader<GenericRecord> reader;
     private transient BinaryDecoder decoder;
@@ -109,10 +102,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
                 rc.getMapState(new MapStateDescriptor<>("coarse-version", Types.LONG, Types.LONG));
         fineVersions =
                 rc.getMapState(new MapStateDescriptor<>("fine-version", Types.LONG, Types.LONG));
-        dirtyFine = rc.getMapState(new MapStateDescriptor<>("dirty-fine", Types.LONG, Types.LONG));
-        dirtyCoarse =
-                rc.getMapState(new MapStateDescriptor<>("dirty-coarse", Types.LONG, Types.LONG));
-        publishAt = rc.getState(new ValueStateDescriptor<>("publish-at", Types.LONG));
+        pending = new PendingTiles(rc);
         reader = new GenericDatumReader<>(new Schema.Parser().parse(schemaJson));
         logSchema = FeatureLog.schema(view);
         aggregated = rc.getMetricGroup().counter("eventsAggregated");
@@ -149,38 +139,23 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             return; // already here: a replayed id
         }
         aggregated.inc();
-        fine.put(start, tile);
-        bumpFineVersion(start, tile.size() - 1);
         if (created) {
             // At the tile's end it is logged; at its expiry it is evicted.
             ctx.timerService().registerEventTimeTimer(start + s);
             ctx.timerService().registerEventTimeTimer(TileWrites.expiry(view, start, s));
-        } else if (log != null && start + s <= watermark) {
-            // A late event changed a tile that was already logged: log its new state.
-            ctx.output(
-                    log,
-                    FeatureLog.row(
-                            logSchema, view, ctx.getCurrentKey(), tile, fineVersion(start, tile)));
         }
-        markDirty(dirtyFine, start, event.eventTime);
+        fineChanged(tile, tile.size() - 1, !created, event.eventTime, watermark, ctx);
 
         long c = view.coarseMillis();
         long coarseStart = Windows.floor(start, c);
         byte[] storedCoarse = coarse.get(coarseStart);
         Map<String, Partial> partials =
                 storedCoarse == null ? new LinkedHashMap<>() : TileCodec.decodeCoarse(storedCoarse);
-        for (FeatureDef f : view.features()) {
-            partials.computeIfAbsent(f.name(), n -> new Partial()).add(f, entry);
-        }
-        Long previous = coarseVersions.get(coarseStart);
-        coarse.put(coarseStart, TileCodec.encodeCoarse(partials));
-        coarseVersions.put(coarseStart, previous == null ? 1 : previous + 1);
+        CoarsePartials.add(view, partials, entry);
         if (storedCoarse == null) {
             ctx.timerService().registerEventTimeTimer(TileWrites.expiry(view, coarseStart, c));
         }
-        markDirty(dirtyCoarse, coarseStart, event.eventTime);
-
-        schedulePublish(ctx);
+        coarseChanged(coarseStart, partials, event.eventTime, ctx);
     }
 
     /**
@@ -197,16 +172,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             return; // the superseded copy never reached a tile (e.g. it was beyond retention)
         }
         retracted.inc();
-        fine.put(start, tile);
-        bumpFineVersion(start, tile.size() + 1);
-        if (log != null && start + s <= watermark) {
-            // Like a late event: the tile was logged already; log its new state.
-            ctx.output(
-                    log,
-                    FeatureLog.row(
-                            logSchema, view, ctx.getCurrentKey(), tile, fineVersion(start, tile)));
-        }
-        markDirty(dirtyFine, start, event.eventTime);
+        fineChanged(tile, tile.size() + 1, true, event.eventTime, watermark, ctx);
 
         long c = view.coarseMillis();
         long coarseStart = Windows.floor(start, c);
@@ -217,32 +183,47 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
                 covered.add(t);
             }
         }
-        coarse.put(coarseStart, TileCodec.encodeCoarse(view, covered));
-        Long previous = coarseVersions.get(coarseStart);
-        coarseVersions.put(coarseStart, previous == null ? 1 : previous + 1);
-        markDirty(dirtyCoarse, coarseStart, event.eventTime);
-        schedulePublish(ctx);
+        coarseChanged(coarseStart, CoarsePartials.of(view, covered), event.eventTime, ctx);
     }
 
-    /** Raises a fine tile's version by one; {@code sizeBefore} stands in for a missing one. */
-    private void bumpFineVersion(long start, long sizeBefore) throws Exception {
+    /**
+     * Stores a changed fine tile, raises its version and marks it to publish; a tile that existed
+     * and has ended already was logged, so its new state is logged again.
+     */
+    private void fineChanged(
+            Tile tile,
+            long sizeBefore,
+            boolean existed,
+            long eventTime,
+            long watermark,
+            Context ctx)
+            throws Exception {
+        long start = tile.start();
+        fine.put(start, tile);
         Long version = fineVersions.get(start);
         fineVersions.put(start, (version == null ? sizeBefore : version) + 1);
-    }
-
-    private void schedulePublish(Context ctx) throws Exception {
-        if (publishAt.value() == null) {
-            long at = ctx.timerService().currentProcessingTime() + PUBLISH_DELAY_MILLIS;
-            publishAt.update(at);
-            ctx.timerService().registerProcessingTimeTimer(at);
+        if (existed && start + view.tileMillis() <= watermark) {
+            log(ctx.getCurrentKey(), tile, ctx);
         }
+        pending.fine(start, eventTime);
     }
 
-    private static void markDirty(MapState<Long, Long> dirty, long start, long eventTime)
+    /** Stores a coarse tile's new partials, raises its version and marks it to publish. */
+    private void coarseChanged(
+            long start, Map<String, Partial> partials, long eventTime, Context ctx)
             throws Exception {
-        Long newest = dirty.get(start);
-        if (newest == null || newest < eventTime) {
-            dirty.put(start, eventTime);
+        coarse.put(start, TileCodec.encodeCoarse(partials));
+        Long previous = coarseVersions.get(start);
+        coarseVersions.put(start, previous == null ? 1 : previous + 1);
+        pending.coarse(start, eventTime);
+        pending.schedule(ctx.timerService(), PUBLISH_DELAY_MILLIS);
+    }
+
+    private void log(String entity, Tile tile, Context ctx) throws Exception {
+        if (log != null) {
+            ctx.output(
+                    log,
+                    FeatureLog.row(logSchema, view, entity, tile, fineVersion(tile.start(), tile)));
         }
     }
 
@@ -254,22 +235,12 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             return;
         }
         // Event time: a tile's end (log it) or its expiry (evict it).
-        if (log != null) {
-            Tile ended = fine.get(timestamp - view.tileMillis());
-            if (ended != null && ended.size() > 0) {
-                ctx.output(
-                        log,
-                        FeatureLog.row(
-                                logSchema,
-                                view,
-                                ctx.getCurrentKey(),
-                                ended,
-                                fineVersion(ended.start(), ended)));
-            }
+        Tile ended = fine.get(timestamp - view.tileMillis());
+        if (ended != null && ended.size() > 0) {
+            log(ctx.getCurrentKey(), ended, ctx);
         }
         long fineStart = timestamp - view.tileMillis() - 2 * view.ttlMillis();
-        if (dirtyFine.contains(fineStart)
-                || dirtyCoarse.contains(Windows.floor(fineStart, view.coarseMillis()))) {
+        if (pending.contains(fineStart, Windows.floor(fineStart, view.coarseMillis()))) {
             publish(ctx.getCurrentKey(), out); // never evict what is still to be published
         }
         fine.remove(fineStart);
@@ -288,48 +259,23 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
 
     /** Emits every changed tile of the current entity once, in its newest state. */
     private void publish(String entity, Collector<TileUpdate> out) throws Exception {
-        long s = view.tileMillis();
-        List<Map.Entry<Long, Long>> changed = new ArrayList<>();
-        dirtyFine.entries().forEach(changed::add);
-        for (Map.Entry<Long, Long> e : changed) {
+        for (Map.Entry<Long, Long> e : pending.takeFine()) {
             Tile tile = fine.get(e.getKey());
             if (tile != null) {
+                long version = fineVersion(e.getKey(), tile);
                 out.collect(
-                        new TileUpdate(
-                                new OnlineStore.TileWrite(
-                                        new OnlineStore.TileKey(
-                                                view.name(),
-                                                entity,
-                                                OnlineStore.Level.FINE,
-                                                e.getKey()),
-                                        fineVersion(e.getKey(), tile),
-                                        TileCodec.encodeFine(tile),
-                                        TileWrites.expiry(view, e.getKey(), s)),
-                                e.getValue()));
+                        new TileUpdate(TileWrites.fine(view, entity, version, tile), e.getValue()));
             }
         }
-        dirtyFine.clear();
-        long c = view.coarseMillis();
-        changed.clear();
-        dirtyCoarse.entries().forEach(changed::add);
-        for (Map.Entry<Long, Long> e : changed) {
+        for (Map.Entry<Long, Long> e : pending.takeCoarse()) {
             byte[] payload = coarse.get(e.getKey());
             if (payload != null) {
+                long version = coarseVersions.get(e.getKey());
                 out.collect(
                         new TileUpdate(
-                                new OnlineStore.TileWrite(
-                                        new OnlineStore.TileKey(
-                                                view.name(),
-                                                entity,
-                                                OnlineStore.Level.COARSE,
-                                                e.getKey()),
-                                        coarseVersions.get(e.getKey()),
-                                        payload,
-                                        TileWrites.expiry(view, e.getKey(), c)),
+                                TileWrites.coarse(view, entity, e.getKey(), version, payload),
                                 e.getValue()));
             }
         }
-        dirtyCoarse.clear();
-        publishAt.clear();
     }
 }

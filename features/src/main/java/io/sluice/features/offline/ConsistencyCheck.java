@@ -9,7 +9,9 @@ import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
+import io.sluice.features.agg.Windows;
 import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
@@ -75,13 +77,10 @@ public final class ConsistencyCheck {
             Path dir = Path.of(config.tablePath("warehouse", table.name()));
             WarehouseEvents warehouse = new WarehouseEvents(table, dir);
             FeatureReader online = new FeatureReader(store, List.of(view), () -> now);
-            List<FeatureReader.FeatureRef> refs = new ArrayList<>();
-            long longest = 0;
+            List<FeatureReader.FeatureRef> refs = FeatureRefs.all(view);
             for (FeatureDef f : view.features()) {
-                refs.add(new FeatureReader.FeatureRef(view.name(), f.name()));
                 reports.putIfAbsent(
                         view.name() + ":" + f.name(), new Report(view.name() + ":" + f.name()));
-                longest = Math.max(longest, f.windowMillis());
             }
             List<Path> hours = hoursWithin(dir, now - view.ttlMillis(), now);
             for (int i = 0; i < samples && !hours.isEmpty(); i++) {
@@ -106,7 +105,7 @@ public final class ConsistencyCheck {
                                                                                         .hourMillis())
                                                         - lo));
                 FeatureReader.Vector served = online.read(refs, List.of(entity), at).get(0);
-                long from = Math.floorDiv(at, view.tileMillis()) * view.tileMillis() - longest;
+                long from = Windows.start(view.features(), at, view.tileMillis());
                 EntityTiles offline = new EntityTiles(view.tileMillis(), view.coarseMillis());
                 for (EventEntry e : warehouse.events(view, entity, from, at)) {
                     offline.add(e);

@@ -11,7 +11,6 @@ import io.sluice.features.agg.Windows;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -48,12 +47,12 @@ public final class FeatureReader {
     public record Vector(String entity, List<FeatureValue> values) {}
 
     private final OnlineStore store;
-    private final Map<String, ViewDef> views = new LinkedHashMap<>();
+    private final List<ViewDef> views;
     private final LongSupplier clock;
 
     public FeatureReader(OnlineStore store, List<ViewDef> views, LongSupplier clock) {
         this.store = store;
-        views.forEach(v -> this.views.put(v.name(), v));
+        this.views = List.copyOf(views);
         this.clock = clock;
     }
 
@@ -66,32 +65,25 @@ public final class FeatureReader {
             throws IOException {
         List<ViewDef> viewOf = new ArrayList<>();
         List<FeatureDef> defs = new ArrayList<>();
-        for (FeatureRef ref : features) {
-            ViewDef view = views.get(ref.view());
-            if (view == null) {
-                throw new IllegalArgumentException(
-                        "unknown feature view '"
-                                + ref.view()
-                                + "' in "
-                                + ref
-                                + "; views: "
-                                + String.join(", ", views.keySet()));
-            }
-            FeatureDef def = view.feature(ref.feature());
-            if (def == null) {
-                throw new IllegalArgumentException(
-                        "view '" + ref.view() + "' has no feature '" + ref.feature() + "'");
-            }
-            viewOf.add(view);
-            defs.add(def);
+        for (FeatureRefs.Resolved r : FeatureRefs.resolve(views, features)) {
+            viewOf.add(r.view());
+            defs.add(r.feature());
         }
         long now = clock.getAsLong();
+        // One cover per feature: the same object plans the fetch and is evaluated.
+        List<Windows.Cover> covers = new ArrayList<>(defs.size());
+        for (int i = 0; i < defs.size(); i++) {
+            ViewDef view = viewOf.get(i);
+            covers.add(
+                    inRetention(view, at, now)
+                            ? Windows.cover(defs.get(i), at, view.tileMillis(), view.coarseMillis())
+                            : null);
+        }
         Set<OnlineStore.TileKey> keys = new LinkedHashSet<>();
         for (String entity : entities) {
             for (int i = 0; i < defs.size(); i++) {
-                ViewDef view = viewOf.get(i);
-                if (inRetention(view, at, now)) {
-                    plan(view, defs.get(i), entity, at, keys);
+                if (covers.get(i) != null) {
+                    keys.addAll(tileKeys(viewOf.get(i).name(), entity, covers.get(i)));
                 }
             }
         }
@@ -101,15 +93,12 @@ public final class FeatureReader {
             Fetched reader = new Fetched(fetched, entity);
             List<FeatureValue> values = new ArrayList<>(defs.size());
             for (int i = 0; i < defs.size(); i++) {
-                ViewDef view = viewOf.get(i);
-                if (!inRetention(view, at, now)) {
+                if (covers.get(i) == null) {
                     values.add(new FeatureValue(null, Status.OUT_OF_RETENTION, -1));
                     continue;
                 }
-                reader.view = view;
-                values.add(
-                        Windows.value(
-                                defs.get(i), at, view.tileMillis(), view.coarseMillis(), reader));
+                reader.view = viewOf.get(i);
+                values.add(Windows.value(defs.get(i), covers.get(i), reader));
             }
             vectors.add(new Vector(entity, values));
         }
@@ -120,22 +109,21 @@ public final class FeatureReader {
         return at >= now - view.ttlMillis();
     }
 
-    private static void plan(
-            ViewDef view, FeatureDef f, String entity, long at, Set<OnlineStore.TileKey> keys) {
-        long head = Windows.floor(at, view.tileMillis());
-        Windows.Cover cover =
-                Windows.cover(
-                        Windows.start(f, at, view.tileMillis()),
-                        head,
-                        view.tileMillis(),
-                        view.coarseMillis());
+    /** The store keys of the tiles {@code cover} reads for {@code entity}. */
+    static List<OnlineStore.TileKey> tileKeys(String view, String entity, Windows.Cover cover) {
+        List<OnlineStore.TileKey> keys = new ArrayList<>();
         for (long s : cover.coarse()) {
-            keys.add(new OnlineStore.TileKey(view.name(), entity, OnlineStore.Level.COARSE, s));
+            keys.add(new OnlineStore.TileKey(view, entity, OnlineStore.Level.COARSE, s));
         }
         for (long s : cover.fine()) {
-            keys.add(new OnlineStore.TileKey(view.name(), entity, OnlineStore.Level.FINE, s));
+            keys.add(new OnlineStore.TileKey(view, entity, OnlineStore.Level.FINE, s));
         }
-        keys.add(new OnlineStore.TileKey(view.name(), entity, OnlineStore.Level.FINE, head));
+        if (cover.hasHead()) {
+            keys.add(
+                    new OnlineStore.TileKey(
+                            view, entity, OnlineStore.Level.FINE, cover.headStart()));
+        }
+        return keys;
     }
 
     /** Fetched tiles of one entity, decoded once each. */

@@ -1,5 +1,6 @@
 package io.sluice.features.online;
 
+import io.sluice.features.agg.CoarsePartials;
 import io.sluice.features.agg.EntityTiles;
 import io.sluice.features.agg.Tile;
 import io.sluice.features.agg.TileCodec;
@@ -23,6 +24,25 @@ public final class TileWrites {
         return start + size + 2 * view.ttlMillis();
     }
 
+    /** The write of fine tile {@code tile} of {@code entity} at {@code version}. */
+    public static OnlineStore.TileWrite fine(ViewDef view, String entity, long version, Tile tile) {
+        return new OnlineStore.TileWrite(
+                new OnlineStore.TileKey(view.name(), entity, OnlineStore.Level.FINE, tile.start()),
+                version,
+                TileCodec.encodeFine(tile),
+                expiry(view, tile.start(), view.tileMillis()));
+    }
+
+    /** The write of the coarse tile at {@code start}, already encoded. */
+    public static OnlineStore.TileWrite coarse(
+            ViewDef view, String entity, long start, long version, byte[] payload) {
+        return new OnlineStore.TileWrite(
+                new OnlineStore.TileKey(view.name(), entity, OnlineStore.Level.COARSE, start),
+                version,
+                payload,
+                expiry(view, start, view.coarseMillis()));
+    }
+
     /**
      * One write per changed fine tile, and one per coarse tile containing one, each versioned by
      * its event count.
@@ -33,17 +53,10 @@ public final class TileWrites {
         TreeSet<Long> coarseStarts = new TreeSet<>();
         for (long start : new TreeSet<>(changedFineStarts)) {
             Tile tile = tiles.tile(start);
-            if (tile == null) {
-                continue;
+            if (tile != null) {
+                writes.add(fine(view, entity, tile.size(), tile));
+                coarseStarts.add(Windows.floor(start, view.coarseMillis()));
             }
-            writes.add(
-                    new OnlineStore.TileWrite(
-                            new OnlineStore.TileKey(
-                                    view.name(), entity, OnlineStore.Level.FINE, start),
-                            tile.size(),
-                            TileCodec.encodeFine(tile),
-                            expiry(view, start, view.tileMillis())));
-            coarseStarts.add(Windows.floor(start, view.coarseMillis()));
         }
         for (long start : coarseStarts) {
             Collection<Tile> fine =
@@ -53,12 +66,12 @@ public final class TileWrites {
                 version += t.size();
             }
             writes.add(
-                    new OnlineStore.TileWrite(
-                            new OnlineStore.TileKey(
-                                    view.name(), entity, OnlineStore.Level.COARSE, start),
+                    coarse(
+                            view,
+                            entity,
+                            start,
                             version,
-                            TileCodec.encodeCoarse(view, fine),
-                            expiry(view, start, view.coarseMillis())));
+                            TileCodec.encodeCoarse(CoarsePartials.of(view, fine))));
         }
         return writes;
     }

@@ -49,6 +49,61 @@ class WindowsTest {
     }
 
     @Test
+    void valueReadsExactlyTheTilesOfItsCover() {
+        FeatureDef day =
+                new FeatureDef(
+                        "n_24h",
+                        io.sluice.config.Aggregation.COUNT,
+                        -1,
+                        24 * HOUR,
+                        io.sluice.config.FeatureType.LONG,
+                        false);
+        for (long t :
+                new long[] {
+                    1_000 * HOUR, 1_000 * HOUR + 1, 1_000 * HOUR + 17 * MINUTE + 5, 1_001 * HOUR - 1
+                }) {
+            Windows.Cover cover = Windows.cover(day, t, MINUTE, HOUR);
+            assertThat(cover.headStart()).isEqualTo(Windows.floor(t, MINUTE));
+            assertThat(cover.headEnd()).isEqualTo(t);
+            List<String> read = new ArrayList<>();
+            Windows.value(day, cover, recording(read));
+            List<String> planned = new ArrayList<>();
+            cover.coarse().forEach(s -> planned.add("coarse " + s));
+            cover.fine().forEach(s -> planned.add("fine " + s));
+            if (cover.hasHead()) {
+                planned.add("head " + cover.headStart() + " " + t);
+            }
+            assertThat(read).as("t=%d", t).isEqualTo(planned);
+            List<String> viaTime = new ArrayList<>();
+            Windows.value(day, t, MINUTE, HOUR, recording(viaTime));
+            assertThat(viaTime).isEqualTo(read);
+        }
+    }
+
+    /** A reader of empty tiles that records what is read, in order. */
+    static Windows.TileReader recording(List<String> read) {
+        return new Windows.TileReader() {
+            @Override
+            public Partial fine(long start, FeatureDef feature) {
+                read.add("fine " + start);
+                return new Partial();
+            }
+
+            @Override
+            public Partial coarse(long start, FeatureDef feature) {
+                read.add("coarse " + start);
+                return new Partial();
+            }
+
+            @Override
+            public Partial head(long start, long before, FeatureDef feature) {
+                read.add("head " + start + " " + before);
+                return new Partial();
+            }
+        };
+    }
+
+    @Test
     void theReferenceViewsMapOntoTheLibrary() {
         SluiceConfig config = TestConfigs.shop(Path.of("/tmp"), "localhost:1", "t");
         TableConfig purchases = config.table("purchases").orElseThrow();

@@ -10,6 +10,7 @@ import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.TileCodec;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.TileWrites;
 import io.sluice.testing.LandingEdits;
 import io.sluice.testing.TestConfigs;
 import java.io.ByteArrayOutputStream;
@@ -25,11 +26,15 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.OutputTag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The tile aggregator's handling of a retraction, on Flink's operator harness. */
+/**
+ * The tile aggregator on Flink's operator harness: what it publishes, late and too-late events,
+ * eviction with its state and timers drained, and retractions.
+ */
 class TileAggregatorTest {
 
     private static final long T0 = 1_700_000_000_000L / 3_600_000L * 3_600_000L;
@@ -48,13 +53,7 @@ class TileAggregatorTest {
     void retractThenAddEqualsTheWinnerAlone(boolean sameTile) throws Exception {
         SluiceConfig config = TestConfigs.shop(root, "localhost:1", "t");
         TableConfig table = config.table("purchases").orElseThrow();
-        ViewDef view =
-                ViewDef.of(
-                        config.featureViews().stream()
-                                .filter(v -> v.name().equals("user_purchases"))
-                                .findFirst()
-                                .orElseThrow(),
-                        table);
+        ViewDef view = purchases(config, table);
         Event other = event(table, "other", T0 + 10_000, 5.0f);
         Event loser = event(table, "dup", T0 + 20_000, 7.0f);
         Event winner = event(table, "dup", T0 + (sameTile ? 15_000 : 125_000), 3.0f);
@@ -121,22 +120,11 @@ class TileAggregatorTest {
     void retractionInALoggedTileLogsItAgainWithAGreaterVersion() throws Exception {
         SluiceConfig config = TestConfigs.shop(root, "localhost:1", "t");
         TableConfig table = config.table("purchases").orElseThrow();
-        ViewDef view =
-                ViewDef.of(
-                        config.featureViews().stream()
-                                .filter(v -> v.name().equals("user_purchases"))
-                                .findFirst()
-                                .orElseThrow(),
-                        table);
+        ViewDef view = purchases(config, table);
         var tag = io.sluice.features.log.FeatureLog.tag(view);
         Event other = event(table, "other", T0 + 10_000, 5.0f);
         Event loser = event(table, "dup", T0 + 20_000, 7.0f);
-        try (var h =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new TileAggregator(view, table.schema(), tag)),
-                        (Event e) -> e.key,
-                        Types.STRING)) {
-            h.open();
+        try (var h = harness(view, table, tag)) {
             h.processElement(new StreamRecord<>(other, other.eventTime));
             h.processElement(new StreamRecord<>(loser, loser.eventTime));
             h.processWatermark(T0 + view.tileMillis()); // the tile's end: it is logged
@@ -153,11 +141,112 @@ class TileAggregatorTest {
         }
     }
 
+    /**
+     * Publishes each changed fine tile and its coarse tile once per publish delay; a late event in
+     * a retained tile updates, re-publishes and re-logs it; an event whose tile has expired changes
+     * nothing; and once the watermark passes every tile's expiry, no keyed state or event-time
+     * timer is left.
+     */
+    @org.junit.jupiter.api.Test
+    void shouldPublishHandleLateEventsAndDrainStateAndTimersAtExpiry() throws Exception {
+        SluiceConfig config = TestConfigs.shop(root, "localhost:1", "t");
+        TableConfig table = config.table("purchases").orElseThrow();
+        ViewDef view = purchases(config, table);
+        long minute = view.tileMillis();
+        FeatureDef count = view.feature("purchases_1h");
+        var tag = io.sluice.features.log.FeatureLog.tag(view);
+        try (var h = harness(view, table, tag)) {
+            Event first = event(table, "a", T0 + 10_000, 5.0f);
+            Event second = event(table, "b", T0 + minute + 5_000, 2.0f);
+            h.processElement(new StreamRecord<>(first, first.eventTime));
+            h.processElement(new StreamRecord<>(second, second.eventTime));
+            assertThat(h.extractOutputValues()).as("nothing before the publish delay").isEmpty();
+            // Per fine tile its end and its expiry, and the coarse tile's expiry.
+            assertThat(h.numEventTimeTimers()).isEqualTo(5);
+
+            h.setProcessingTime(TileAggregator.PUBLISH_DELAY_MILLIS);
+            Map<OnlineStore.TileKey, TileUpdate> published = latest(h.extractOutputValues());
+            assertThat(h.extractOutputValues()).hasSize(3);
+            assertThat(published.keySet())
+                    .containsExactlyInAnyOrder(
+                            key(view, OnlineStore.Level.FINE, T0),
+                            key(view, OnlineStore.Level.FINE, T0 + minute),
+                            key(view, OnlineStore.Level.COARSE, T0));
+            TileUpdate coarse = published.get(key(view, OnlineStore.Level.COARSE, T0));
+            assertThat(coarse.expireAt).isEqualTo(T0 + view.coarseMillis() + 2 * view.ttlMillis());
+            assertThat(coarse.newestEventTime).isEqualTo(second.eventTime);
+            assertThat(countIn(coarse, count)).isEqualTo(2L);
+            h.getOutput().clear();
+
+            // Both fine tiles end: each is logged once.
+            h.processWatermark(T0 + 2 * minute);
+            Event late = event(table, "late", T0 + 20_000, 1.0f);
+            h.processElement(new StreamRecord<>(late, late.eventTime));
+            h.setProcessingTime(2 * TileAggregator.PUBLISH_DELAY_MILLIS);
+            Map<OnlineStore.TileKey, TileUpdate> republished = latest(h.extractOutputValues());
+            assertThat(republished.keySet())
+                    .containsExactlyInAnyOrder(
+                            key(view, OnlineStore.Level.FINE, T0),
+                            key(view, OnlineStore.Level.COARSE, T0));
+            assertThat(republished.get(key(view, OnlineStore.Level.FINE, T0)).version).isEqualTo(2);
+            TileUpdate coarseAgain = republished.get(key(view, OnlineStore.Level.COARSE, T0));
+            assertThat(coarseAgain.version).isEqualTo(3);
+            assertThat(countIn(coarseAgain, count)).isEqualTo(3L);
+            List<String> logged = new java.util.ArrayList<>();
+            h.getSideOutput(tag)
+                    .forEach(
+                            r ->
+                                    logged.add(
+                                            r.getValue().get("events")
+                                                    + "@"
+                                                    + r.getValue().get("version")));
+            assertThat(logged).containsExactly("1@1", "1@1", "2@2");
+            h.getOutput().clear();
+
+            // The fine tiles expire (the coarse one is still retained): they are evicted.
+            h.processWatermark(TileWrites.expiry(view, T0 + minute, minute));
+            assertThat(h.numEventTimeTimers()).isEqualTo(1);
+            Event tooLate = event(table, "too-late", T0 + 30_000, 9.0f);
+            h.processElement(new StreamRecord<>(tooLate, tooLate.eventTime));
+            h.setProcessingTime(3 * TileAggregator.PUBLISH_DELAY_MILLIS);
+            assertThat(h.extractOutputValues()).as("an event beyond retention").isEmpty();
+
+            h.processWatermark(TileWrites.expiry(view, T0, view.coarseMillis()));
+            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(h.numProcessingTimeTimers()).isZero();
+            assertThat(h.numKeyedStateEntries()).isZero();
+            assertThat(h.extractOutputValues()).isEmpty();
+        }
+    }
+
+    private static ViewDef purchases(SluiceConfig config, TableConfig table) {
+        return ViewDef.of(
+                config.featureViews().stream()
+                        .filter(v -> v.name().equals("user_purchases"))
+                        .findFirst()
+                        .orElseThrow(),
+                table);
+    }
+
+    private static OnlineStore.TileKey key(ViewDef view, OnlineStore.Level level, long start) {
+        return new OnlineStore.TileKey(view.name(), "user-1", level, start);
+    }
+
+    private static Object countIn(TileUpdate coarse, FeatureDef count) {
+        return TileCodec.decodeCoarse(coarse.payload).get(count.name()).value(count).value();
+    }
+
     private static KeyedOneInputStreamOperatorTestHarness<String, Event, TileUpdate> harness(
             ViewDef view, TableConfig table) throws Exception {
+        return harness(view, table, null);
+    }
+
+    /** An opened harness; {@code log} is the feature log's side output, or null. */
+    private static KeyedOneInputStreamOperatorTestHarness<String, Event, TileUpdate> harness(
+            ViewDef view, TableConfig table, OutputTag<GenericRecord> log) throws Exception {
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(new TileAggregator(view, table.schema(), null)),
+                        new KeyedProcessOperator<>(new TileAggregator(view, table.schema(), log)),
                         (Event e) -> e.key,
                         Types.STRING);
         h.open();

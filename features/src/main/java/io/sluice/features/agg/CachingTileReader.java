@@ -1,0 +1,40 @@
+package io.sluice.features.agg;
+
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * A {@link Windows.TileReader} that keeps each whole tile's partial once read, for a reader that
+ * evaluates many windows of one entity (the training-set builder, one row per label time): each
+ * fine and coarse partial is then computed once per feature, however many rows read it. Heads are
+ * cut at each row's own time, so they are not kept.
+ */
+public final class CachingTileReader implements Windows.TileReader {
+
+    private final Windows.TileReader tiles;
+    private final Map<FeatureDef, Map<Long, Partial>> fine = new IdentityHashMap<>();
+    private final Map<FeatureDef, Map<Long, Partial>> coarse = new IdentityHashMap<>();
+
+    public CachingTileReader(Windows.TileReader tiles) {
+        this.tiles = tiles;
+    }
+
+    // Windows only merge what a reader returns, so a kept partial can be returned again.
+    @Override
+    public Partial fine(long start, FeatureDef feature) {
+        return fine.computeIfAbsent(feature, f -> new HashMap<>())
+                .computeIfAbsent(start, s -> tiles.fine(s, feature));
+    }
+
+    @Override
+    public Partial coarse(long start, FeatureDef feature) {
+        return coarse.computeIfAbsent(feature, f -> new HashMap<>())
+                .computeIfAbsent(start, s -> tiles.coarse(s, feature));
+    }
+
+    @Override
+    public Partial head(long start, long before, FeatureDef feature) {
+        return tiles.head(start, before, feature);
+    }
+}

@@ -1,0 +1,112 @@
+package io.sluice.features.online;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.config.SluiceConfig;
+import io.sluice.features.agg.FeatureDef;
+import io.sluice.features.agg.Partial;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.features.agg.Windows;
+import io.sluice.testing.TestConfigs;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The read client fetches exactly the tiles that {@link Windows#value} then reads. */
+class FeatureReaderTest {
+
+    private static final long MINUTE = 60_000;
+    private static final long NOW = 1_700_000_000_000L;
+
+    @Test
+    void shouldFetchExactlyTheTilesTheWindowsRead() throws Exception {
+        SluiceConfig config = TestConfigs.shop(Path.of("/tmp"), "localhost:1", "t");
+        List<ViewDef> views = FeatureRefs.views(config);
+        ViewDef view =
+                views.stream()
+                        .filter(v -> v.name().equals("user_purchases"))
+                        .findFirst()
+                        .orElseThrow();
+        List<FeatureReader.FeatureRef> refs = new ArrayList<>();
+        view.features().forEach(f -> refs.add(new FeatureReader.FeatureRef(view.name(), f.name())));
+        for (long at : new long[] {NOW, NOW - NOW % MINUTE, NOW - 37 * MINUTE - 11}) {
+            List<OnlineStore.TileKey> fetched = new ArrayList<>();
+            OnlineStore store = recordingStore(fetched);
+            new FeatureReader(store, views, () -> NOW).read(refs, List.of("u1", "u2"), at);
+
+            Set<OnlineStore.TileKey> read = new LinkedHashSet<>();
+            for (String entity : List.of("u1", "u2")) {
+                for (FeatureDef f : view.features()) {
+                    Windows.value(
+                            f,
+                            at,
+                            view.tileMillis(),
+                            view.coarseMillis(),
+                            recording(view, entity, read));
+                }
+            }
+            assertThat(new LinkedHashSet<>(fetched)).as("at=%d", at).isEqualTo(read);
+            assertThat(fetched).doesNotHaveDuplicates();
+        }
+    }
+
+    private static Windows.TileReader recording(
+            ViewDef view, String entity, Set<OnlineStore.TileKey> read) {
+        return new Windows.TileReader() {
+            @Override
+            public Partial fine(long start, FeatureDef feature) {
+                read.add(key(OnlineStore.Level.FINE, start));
+                return new Partial();
+            }
+
+            @Override
+            public Partial coarse(long start, FeatureDef feature) {
+                read.add(key(OnlineStore.Level.COARSE, start));
+                return new Partial();
+            }
+
+            @Override
+            public Partial head(long start, long before, FeatureDef feature) {
+                read.add(key(OnlineStore.Level.FINE, start));
+                return new Partial();
+            }
+
+            private OnlineStore.TileKey key(OnlineStore.Level level, long start) {
+                return new OnlineStore.TileKey(view.name(), entity, level, start);
+            }
+        };
+    }
+
+    private static OnlineStore recordingStore(List<OnlineStore.TileKey> fetched) {
+        return new OnlineStore() {
+            @Override
+            public int write(List<TileWrite> writes) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Map<TileKey, byte[]> read(List<TileKey> keys, long now) {
+                fetched.addAll(keys);
+                return new HashMap<>();
+            }
+
+            @Override
+            public boolean hasTiles(String view) {
+                return false;
+            }
+
+            @Override
+            public long clear(String view) {
+                return 0;
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+}
