@@ -106,11 +106,10 @@ class ProcessKillITCase {
                     20,
                     TimeUnit.MILLISECONDS);
 
-            for (String job : List.of("ingest", "features")) {
-                killDuringStartUp(job, yaml);
-                killMidCheckpoint(job, yaml);
-                killRightAfterACheckpoint(job, yaml);
-            }
+            // Both jobs run side by side, as deployed; each is killed at its own moment.
+            killDuringStartUp(yaml);
+            killMidCheckpoint(yaml);
+            killRightAfterACheckpoint(yaml);
             Await.until(
                     "the producer sent everything", TIMEOUT, () -> sent.get() == generated.size());
         } finally {
@@ -240,32 +239,57 @@ class ProcessKillITCase {
         }
     }
 
-    private void killDuringStartUp(String job, Path yaml) throws Exception {
-        Child child = start(job, yaml);
-        Await.until(
-                job + " starting",
-                TIMEOUT,
-                () -> child.output().contains("sluice " + job + ": starting"));
-        child.kill();
+    private static final List<String> JOBS = List.of("ingest", "features");
+
+    private void killDuringStartUp(Path yaml) throws Exception {
+        Map<String, Child> children = startAll(yaml);
+        for (String job : JOBS) {
+            Child child = children.get(job);
+            Await.until(
+                    job + " starting",
+                    TIMEOUT,
+                    () -> child.output().contains("sluice " + job + ": starting"));
+            child.kill();
+        }
     }
 
-    private void killMidCheckpoint(String job, Path yaml) throws Exception {
-        Set<Path> before = completed(job);
-        Child child = start(job, yaml);
-        Await.until(job + " completes a checkpoint", TIMEOUT, () -> newer(job, before));
-        Set<Path> done = completed(job);
-        Await.until(job + " begins another checkpoint", TIMEOUT, () -> inProgress(job, done));
-        child.kill();
+    private void killMidCheckpoint(Path yaml) throws Exception {
+        Map<String, Set<Path>> before = completedOfAll();
+        Map<String, Child> children = startAll(yaml);
+        for (String job : JOBS) {
+            Await.until(
+                    job + " completes a checkpoint", TIMEOUT, () -> newer(job, before.get(job)));
+            Set<Path> done = completed(job);
+            Await.until(job + " begins another checkpoint", TIMEOUT, () -> inProgress(job, done));
+            children.get(job).kill();
+        }
     }
 
-    private void killRightAfterACheckpoint(String job, Path yaml) throws Exception {
-        Set<Path> before = completed(job);
-        Child child = start(job, yaml);
-        Await.until(job + " completes a checkpoint", TIMEOUT, () -> newer(job, before));
-        child.kill();
-        assertThat(child.output())
-                .as("a restart resumes from the checkpoint the killed run left")
-                .contains("starting from the retained checkpoint");
+    private void killRightAfterACheckpoint(Path yaml) throws Exception {
+        Map<String, Set<Path>> before = completedOfAll();
+        Map<String, Child> children = startAll(yaml);
+        for (String job : JOBS) {
+            Await.until(
+                    job + " completes a checkpoint", TIMEOUT, () -> newer(job, before.get(job)));
+            children.get(job).kill();
+            assertThat(children.get(job).output())
+                    .as("a restart resumes from the checkpoint the killed run left")
+                    .contains("starting from the retained checkpoint");
+        }
+    }
+
+    private Map<String, Child> startAll(Path yaml) throws IOException {
+        Map<String, Child> children = new HashMap<>();
+        for (String job : JOBS) {
+            children.put(job, start(job, yaml));
+        }
+        return children;
+    }
+
+    private Map<String, Set<Path>> completedOfAll() {
+        Map<String, Set<Path>> done = new HashMap<>();
+        JOBS.forEach(job -> done.put(job, completed(job)));
+        return done;
     }
 
     private Child start(String job, Path yaml, String... more) throws IOException {
