@@ -192,15 +192,17 @@ public final class FeatureServer implements AutoCloseable {
                             refuse(
                                     ctx,
                                     503,
-                                    "the online store is not answering; try again: "
-                                            + firstLine(e.getMessage()));
+                                    "the online store is not answering; try again: " + reason(e));
                         });
     }
 
-    private static String firstLine(String text) {
-        if (text == null) {
-            return "";
+    /** The innermost cause's own words, without exception class names or stack frames. */
+    private static String reason(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
         }
+        String text = root.getMessage() == null ? "no reason given" : root.getMessage();
         int nl = text.indexOf('\n');
         return nl < 0 ? text : text.substring(0, nl);
     }
