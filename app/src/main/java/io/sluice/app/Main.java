@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
             DdlCommand.class,
             FeaturesCommand.class,
             GetCommand.class,
+            ServeCommand.class,
             CheckCommand.class,
             TrainingSetCommand.class,
             GenerateCommand.class,

@@ -52,6 +52,7 @@ class MainTest {
                     "ddl",
                     "features",
                     "get",
+                    "serve",
                     "check",
                     "training-set",
                     "generate",
@@ -166,6 +167,17 @@ class MainTest {
                                 "--at",
                                 "yesterday"))
                 .contains("--at", "yesterday");
+    }
+
+    @Test
+    void shouldNameTheServeOptionThatIsWrongBeforeListening() {
+        String config = TestConfigs.referenceFile().toString();
+        assertThat(refused("serve", "--config", config, "--online", "http://cache:6379"))
+                .contains("--online", "redis://");
+        assertThat(refused("serve", "--config", config, "--port", "70000"))
+                .contains("--port must be between 0 and 65535, got 70000");
+        assertThat(refused("serve", "--config", config, "--max-entities", "0"))
+                .contains("--max-entities");
     }
 
     @Test

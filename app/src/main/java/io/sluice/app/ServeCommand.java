@@ -1,0 +1,114 @@
+package io.sluice.app;
+
+import io.sluice.config.OnlineConfig;
+import io.sluice.config.OnlineStoreType;
+import io.sluice.config.SluiceConfig;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.OnlineStores;
+import io.sluice.serving.Catalog;
+import io.sluice.serving.FeatureServer;
+import io.sluice.serving.Limits;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code sluice serve}: the HTTP feature server, in Feast's request and response shape. */
+@Command(
+        name = "serve",
+        mixinStandardHelpOptions = true,
+        description =
+                "Serve online features over HTTP: POST /get-online-features (Feast's request and"
+                        + " response shape), GET /features, /health, /ready and /metrics"
+                        + " (Prometheus). Runs until stopped.")
+final class ServeCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin ConfigFile config;
+
+    @Option(names = "--port", defaultValue = "6566", description = "Port (default: 6566).")
+    int port;
+
+    @Option(
+            names = "--host",
+            defaultValue = "0.0.0.0",
+            description = "Address to listen on (default: 0.0.0.0).")
+    String host;
+
+    @Option(
+            names = "--online",
+            description =
+                    "Read this Redis (redis://host:port) instead of the config's online store.")
+    URI online;
+
+    @Option(
+            names = "--max-entities",
+            defaultValue = "1000",
+            description = "Entity keys per request (default: 1000).")
+    int maxEntities;
+
+    @Option(
+            names = "--max-features",
+            defaultValue = "200",
+            description = "Features per request (default: 200).")
+    int maxFeatures;
+
+    @Option(
+            names = "--max-body-bytes",
+            defaultValue = "1048576",
+            description = "Request body size; larger bodies get 413 (default: 1 MiB).")
+    long maxBodyBytes;
+
+    @Option(
+            names = "--idle-timeout",
+            defaultValue = "30",
+            description = "Seconds after which an idle connection is closed (default: 30).")
+    int idleTimeoutSeconds;
+
+    @Override
+    public Integer call() throws Exception {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--port must be between 0 and 65535, got " + port);
+        }
+        Limits limits;
+        try {
+            limits = new Limits(maxEntities, maxFeatures, maxBodyBytes, idleTimeoutSeconds);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "--max-entities, --max-features, --max-body-bytes and --idle-timeout must each"
+                            + " be at least 1");
+        }
+        SluiceConfig cfg = config.load();
+        OnlineConfig onlineConfig = cfg.online();
+        if (online != null) {
+            if (!("redis".equals(online.getScheme()) || "rediss".equals(online.getScheme()))
+                    || online.getHost() == null) {
+                throw new IllegalArgumentException(
+                        "--online: must be a redis:// or rediss:// URI with a host, got " + online);
+            }
+            onlineConfig = new OnlineConfig(OnlineStoreType.REDIS, online);
+        }
+        if (cfg.featureViews().isEmpty()) {
+            throw new IllegalArgumentException(config + " defines no feature_views to serve");
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        try (OnlineStore store = OnlineStores.open(onlineConfig);
+                FeatureServer server =
+                        FeatureServer.start(Catalog.of(cfg), store, limits, host, port)) {
+            PrintWriter out = spec.commandLine().getOut();
+            out.printf(
+                    "sluice serve: listening on http://%s:%d (%d feature views, %s store)%n",
+                    host, server.port(), cfg.featureViews().size(), onlineConfig.store());
+            out.flush();
+            Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
+            stopped.await();
+        }
+        return 0;
+    }
+}

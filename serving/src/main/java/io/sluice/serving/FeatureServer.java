@@ -1,0 +1,258 @@
+package io.sluice.serving;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.OnlineStore;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@code sluice serve}: a thin HTTP router over the same {@link FeatureReader} that {@code sluice
+ * get} uses. Store reads run on Vert.x's worker pool; the event loop only parses, validates and
+ * writes JSON. Every refusal is a JSON {@code {"status": …, "message": …}} without a stack trace.
+ */
+public final class FeatureServer implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(FeatureServer.class.getName());
+    private static final Set<String> ENDPOINTS =
+            Set.of("/get-online-features", "/features", "/health", "/ready", "/metrics");
+
+    /** The key /ready reads: any read that the store answers proves it is up. */
+    private static final String PROBE_ENTITY = "__sluice_ready_probe__";
+
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final Catalog catalog;
+    private final OnlineStore store;
+    private final FeatureReader reader;
+    private final Limits limits;
+    private final PrometheusMeterRegistry registry =
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Timer storeReads;
+    private final Counter storeErrors;
+    private final Vertx vertx;
+    private final HttpServer server;
+
+    private FeatureServer(Catalog catalog, OnlineStore store, Limits limits, String host, int port)
+            throws IOException {
+        this.catalog = catalog;
+        this.store = store;
+        this.limits = limits;
+        this.reader = new FeatureReader(store, catalog.views(), System::currentTimeMillis);
+        this.storeReads =
+                Timer.builder("sluice.serve.store.reads")
+                        .description("Round trips to the online store, and their latency")
+                        .publishPercentileHistogram()
+                        .register(registry);
+        this.storeErrors =
+                Counter.builder("sluice.serve.store.errors")
+                        .description("Online store reads that failed")
+                        .register(registry);
+        this.vertx = Vertx.vertx(new VertxOptions().setWorkerPoolSize(16));
+        Router router = Router.router(vertx);
+        router.route().handler(this::measure);
+        router.route().handler(BodyHandler.create(false).setBodyLimit(limits.maxBodyBytes()));
+        router.post("/get-online-features").handler(this::getOnlineFeatures);
+        router.get("/features").handler(ctx -> json(ctx, 200, catalog.toJson()));
+        router.get("/health").handler(ctx -> json(ctx, 200, status("live")));
+        router.get("/ready").handler(this::ready);
+        router.get("/metrics")
+                .handler(
+                        ctx ->
+                                ctx.response()
+                                        .putHeader(
+                                                "content-type",
+                                                "text/plain; version=0.0.4; charset=utf-8")
+                                        .end(registry.scrape()));
+        for (int code : new int[] {400, 404, 405, 413, 500}) {
+            router.errorHandler(code, ctx -> refuse(ctx, code, defaultMessage(ctx, code)));
+        }
+        HttpServerOptions options =
+                new HttpServerOptions()
+                        .setHost(host)
+                        .setPort(port)
+                        .setIdleTimeout(limits.idleTimeoutSeconds())
+                        .setIdleTimeoutUnit(TimeUnit.SECONDS)
+                        .setMaxInitialLineLength(8192)
+                        .setMaxHeaderSize(16384);
+        try {
+            server =
+                    vertx.createHttpServer(options)
+                            .requestHandler(router)
+                            .listen()
+                            .toCompletionStage()
+                            .toCompletableFuture()
+                            .get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            vertx.close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IOException("cannot listen on " + host + ":" + port + ": " + e, e);
+        }
+    }
+
+    /** Starts serving {@code catalog} from {@code store} on {@code host:port} (0: any free). */
+    public static FeatureServer start(
+            Catalog catalog, OnlineStore store, Limits limits, String host, int port)
+            throws IOException {
+        return new FeatureServer(catalog, store, limits, host, port);
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return server.actualPort();
+    }
+
+    private void measure(RoutingContext ctx) {
+        long start = System.nanoTime();
+        String path = ctx.normalizedPath();
+        String endpoint = ENDPOINTS.contains(path) ? path : "other";
+        ctx.addEndHandler(
+                done ->
+                        Timer.builder("sluice.serve.requests")
+                                .description("HTTP requests by endpoint and status code")
+                                .tag("endpoint", endpoint)
+                                .tag("status", Integer.toString(ctx.response().getStatusCode()))
+                                .publishPercentileHistogram()
+                                .register(registry)
+                                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+        ctx.next();
+    }
+
+    private void getOnlineFeatures(RoutingContext ctx) {
+        OnlineRequest request;
+        long now = System.currentTimeMillis();
+        try {
+            byte[] body =
+                    ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
+            request = OnlineRequest.parse(body, mapper, catalog, limits, now);
+        } catch (BadRequest e) {
+            refuse(ctx, e.status(), e.getMessage());
+            return;
+        }
+        long at = request.at() == null ? now : request.at();
+        readStore(
+                ctx,
+                () -> reader.read(request.features(), request.entities(), at),
+                vectors -> json(ctx, 200, FeastResponse.of(mapper, request, vectors)));
+    }
+
+    private void ready(RoutingContext ctx) {
+        String view = catalog.views().get(0).name();
+        readStore(
+                ctx,
+                () ->
+                        store.read(
+                                List.of(
+                                        new OnlineStore.TileKey(
+                                                view, PROBE_ENTITY, OnlineStore.Level.FINE, 0)),
+                                System.currentTimeMillis()),
+                answer -> json(ctx, 200, status("ready")));
+    }
+
+    /** Runs a store read on a worker; a failure is a 503 that names the store's complaint. */
+    private <T> void readStore(
+            RoutingContext ctx, Callable<T> read, java.util.function.Consumer<T> answer) {
+        vertx.<T>executeBlocking(
+                        () -> {
+                            long start = System.nanoTime();
+                            try {
+                                return read.call();
+                            } finally {
+                                storeReads.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                            }
+                        },
+                        false)
+                .onSuccess(answer::accept)
+                .onFailure(
+                        e -> {
+                            if (!(e instanceof IOException)) {
+                                ctx.fail(500, e);
+                                return;
+                            }
+                            storeErrors.increment();
+                            LOG.log(System.Logger.Level.WARNING, "online store read failed: " + e);
+                            refuse(
+                                    ctx,
+                                    503,
+                                    "the online store is not answering; try again: " + reason(e));
+                        });
+    }
+
+    /** The innermost cause's own words, without exception class names or stack frames. */
+    private static String reason(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String text = root.getMessage() == null ? "no reason given" : root.getMessage();
+        int nl = text.indexOf('\n');
+        return nl < 0 ? text : text.substring(0, nl);
+    }
+
+    private ObjectNode status(String status) {
+        return mapper.createObjectNode().put("status", status);
+    }
+
+    private String defaultMessage(RoutingContext ctx, int code) {
+        return switch (code) {
+            case 404 -> "no such endpoint: " + ctx.request().path() + "; endpoints: " + ENDPOINTS;
+            case 405 -> ctx.request().method() + " is not allowed on " + ctx.request().path();
+            case 413 -> "the body is larger than the limit of " + limits.maxBodyBytes() + " bytes";
+            case 500 -> {
+                if (ctx.failure() != null) {
+                    LOG.log(System.Logger.Level.ERROR, "request failed", ctx.failure());
+                }
+                yield "internal error; the server log has the details";
+            }
+            default -> "bad request";
+        };
+    }
+
+    private void refuse(RoutingContext ctx, int code, String message) {
+        json(ctx, code, mapper.createObjectNode().put("status", code).put("message", message));
+    }
+
+    private void json(RoutingContext ctx, int code, ObjectNode body) {
+        if (ctx.response().ended()) {
+            return;
+        }
+        try {
+            ctx.response()
+                    .setStatusCode(code)
+                    .putHeader("content-type", "application/json")
+                    .end(mapper.writeValueAsString(body));
+        } catch (IOException e) {
+            ctx.fail(500, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.log(System.Logger.Level.WARNING, "closing the server: " + e);
+        }
+        registry.close();
+    }
+}

@@ -1,0 +1,103 @@
+package io.sluice.serving;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.Status;
+import io.sluice.features.online.FeatureReader;
+import io.sluice.serving.FeastResponse.FeastStatus;
+import io.sluice.testing.TestConfigs;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FeastResponseTest {
+
+    private static final Catalog CATALOG =
+            Catalog.of(TestConfigs.shop(Path.of("/tmp"), "localhost:1", "t"));
+    private final ObjectMapper mapper = new ObjectMapper();
+
+    @Test
+    void mapsSluiceStatusesOntoFeasts() {
+        assertThat(FeastResponse.status(new FeatureValue(3L, Status.OK, 5)))
+                .isEqualTo(FeastStatus.PRESENT);
+        assertThat(FeastResponse.status(new FeatureValue(0L, Status.OK, -1)))
+                .as("count of an empty window is an OK zero")
+                .isEqualTo(FeastStatus.PRESENT);
+        assertThat(FeastResponse.status(new FeatureValue(null, Status.EMPTY_WINDOW, -1)))
+                .isEqualTo(FeastStatus.NULL_VALUE);
+        assertThat(FeastResponse.status(new FeatureValue(null, Status.OUT_OF_RETENTION, -1)))
+                .isEqualTo(FeastStatus.OUTSIDE_MAX_AGE);
+    }
+
+    @Test
+    void hasFeastsShapeWithTheEntityColumnFirst() throws Exception {
+        OnlineRequest request =
+                OnlineRequest.parse(
+                        ("{\"features\": [\"user_purchases:spend_24h\","
+                                        + " \"user_purchases:last_category\"],"
+                                        + " \"entities\": {\"user_id\": [\"u1\", 7]},"
+                                        + " \"full_feature_names\": true}")
+                                .getBytes(StandardCharsets.UTF_8),
+                        mapper,
+                        CATALOG,
+                        Limits.DEFAULT,
+                        System.currentTimeMillis());
+        long t = Instant.parse("2026-11-22T10:15:30Z").toEpochMilli();
+        List<FeatureReader.Vector> vectors =
+                List.of(
+                        new FeatureReader.Vector(
+                                "u1",
+                                List.of(
+                                        new FeatureValue(12.99f, Status.OK, t),
+                                        new FeatureValue("toys", Status.OK, t))),
+                        new FeatureReader.Vector(
+                                "7",
+                                List.of(
+                                        new FeatureValue(0.0f, Status.OK, -1),
+                                        new FeatureValue(null, Status.EMPTY_WINDOW, -1))));
+
+        String text = mapper.writeValueAsString(FeastResponse.of(mapper, request, vectors));
+        JsonNode back = mapper.readTree(text);
+
+        assertThat(back.fieldNames()).toIterable().containsExactly("metadata", "results");
+        assertThat(back.at("/metadata/feature_names").toString())
+                .isEqualTo(
+                        "[\"user_id\",\"user_purchases__spend_24h\","
+                                + "\"user_purchases__last_category\"]");
+        JsonNode results = back.get("results");
+        assertThat(results).hasSize(3);
+        for (JsonNode column : results) {
+            assertThat(column.fieldNames())
+                    .toIterable()
+                    .containsExactly("values", "statuses", "event_timestamps");
+        }
+        assertThat(results.get(0).toString())
+                .isEqualTo(
+                        "{\"values\":[\"u1\",7],\"statuses\":[\"PRESENT\",\"PRESENT\"],"
+                                + "\"event_timestamps\":[\"1970-01-01T00:00:00Z\","
+                                + "\"1970-01-01T00:00:00Z\"]}");
+        assertThat(results.get(1).get("values").get(0).doubleValue()).isEqualTo((double) 12.99f);
+        assertThat(results.get(1).get("values").get(1).doubleValue()).isZero();
+        assertThat(results.get(1).at("/event_timestamps/0").asText())
+                .isEqualTo("2026-11-22T10:15:30Z");
+        assertThat(results.get(1).at("/event_timestamps/1").asText())
+                .isEqualTo("1970-01-01T00:00:00Z");
+        assertThat(results.get(2).toString())
+                .isEqualTo(
+                        "{\"values\":[\"toys\",null],\"statuses\":[\"PRESENT\",\"NULL_VALUE\"],"
+                                + "\"event_timestamps\":[\"2026-11-22T10:15:30Z\","
+                                + "\"1970-01-01T00:00:00Z\"]}");
+    }
+
+    @Test
+    void usesShortNamesUnlessFullNamesAreAsked() {
+        FeatureReader.FeatureRef ref = new FeatureReader.FeatureRef("user_cart", "cart_adds_1h");
+        assertThat(FeastResponse.name(ref, false)).isEqualTo("cart_adds_1h");
+        assertThat(FeastResponse.name(ref, true)).isEqualTo("user_cart__cart_adds_1h");
+    }
+}

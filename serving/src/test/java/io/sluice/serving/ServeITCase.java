@@ -1,0 +1,324 @@
+package io.sluice.serving;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.features.agg.EntityTiles;
+import io.sluice.features.agg.EventEntry;
+import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.RedisOnlineStore;
+import io.sluice.features.online.SqliteOnlineStore;
+import io.sluice.features.online.TileWrites;
+import io.sluice.redis.LocalRedis;
+import io.sluice.testing.TestConfigs;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The feature server over real stores, called through HTTP: Feast's shape with the values the
+ * reader returns, every bad request refused with its field named while the server keeps answering,
+ * and a Redis outage answered with 503 until Redis is back.
+ */
+class ServeITCase {
+
+    private static final long MINUTE = 60_000;
+    private static final long HOUR = 60 * MINUTE;
+    private static final List<String> FEATURES =
+            List.of(
+                    "user_purchases:purchases_7d",
+                    "user_purchases:spend_24h",
+                    "user_purchases:max_price_24h",
+                    "user_purchases:last_category",
+                    "user_activity:page_views_1h");
+
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final long now = System.currentTimeMillis();
+    private final Limits limits = new Limits(5, 8, 4096, 1);
+    private URI base;
+
+    @Test
+    void servesWhatTheReaderReadsAndRefusesBadRequests(@TempDir Path dir) throws Exception {
+        Catalog catalog = Catalog.of(TestConfigs.shop(dir, "localhost:1", "t"));
+        try (OnlineStore store = new SqliteOnlineStore(dir.resolve("online.db"));
+                FeatureServer server =
+                        FeatureServer.start(catalog, store, limits, "127.0.0.1", 0)) {
+            writeTiles(catalog, store);
+            base = URI.create("http://127.0.0.1:" + server.port());
+
+            assertThat(get("/health").statusCode()).isEqualTo(200);
+            assertThat(get("/ready").statusCode()).isEqualTo(200);
+            JsonNode views = mapper.readTree(get("/features").body()).get("feature_views");
+            assertThat(views.findValuesAsText("name")).contains("user_purchases", "spend_24h");
+            JsonNode purchases = views.get(2);
+            assertThat(purchases.get("entity").asText()).isEqualTo("user_id");
+            assertThat(purchases.at("/features/2").toString())
+                    .isEqualTo(
+                            "{\"name\":\"spend_24h\",\"ref\":\"user_purchases:spend_24h\","
+                                    + "\"agg\":\"sum\",\"field\":\"price\",\"window\":\"PT24H\","
+                                    + "\"type\":\"float\"}");
+
+            long at = now - MINUTE;
+            List<String> entities = List.of("u1", "u2", "never-seen");
+            HttpResponse<String> ok = post(request(FEATURES, entities, at, true));
+            assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+            FeatureReader reader =
+                    new FeatureReader(store, catalog.views(), System::currentTimeMillis);
+            assertSameAsReader(
+                    mapper.readTree(ok.body()), reader.read(refs(), entities, at), entities);
+            JsonNode body = mapper.readTree(ok.body());
+            assertThat(body.at("/results/1/values/0").asLong()).as("u1's purchases").isPositive();
+            assertThat(body.at("/results/3/statuses/1").asText())
+                    .as("u2 bought nothing in 24h: no max")
+                    .isEqualTo("NULL_VALUE");
+
+            HttpResponse<String> old =
+                    post(request(FEATURES, entities, now - 8 * 24 * HOUR, false));
+            assertThat(mapper.readTree(old.body()).at("/results/1/statuses/0").asText())
+                    .isEqualTo("OUTSIDE_MAX_AGE");
+            assertThat(mapper.readTree(old.body()).at("/metadata/feature_names/1").asText())
+                    .isEqualTo("purchases_7d");
+
+            refusesBadRequests();
+
+            HttpResponse<String> again = post(request(FEATURES, entities, at, true));
+            assertThat(again.statusCode()).isEqualTo(200);
+            assertThat(again.body()).isEqualTo(ok.body());
+
+            String metrics = get("/metrics").body();
+            assertThat(metrics)
+                    .contains(
+                            "sluice_serve_requests_seconds_count{endpoint=\"/get-online-features\","
+                                    + "status=\"200\"} 3\n",
+                            "sluice_serve_requests_seconds_count{endpoint=\"/get-online-features\","
+                                    + "status=\"400\"}",
+                            "sluice_serve_requests_seconds_count{endpoint=\"/get-online-features\","
+                                    + "status=\"413\"} 1\n",
+                            "sluice_serve_requests_seconds_bucket{endpoint=\"/health\"",
+                            "sluice_serve_store_reads_seconds_count",
+                            "sluice_serve_store_errors_total 0.0");
+        }
+    }
+
+    private void refusesBadRequests() throws Exception {
+        String entities = "\"entities\": {\"user_id\": [\"u1\"]}";
+        assertRefused(400, post("{\"features\": ["), "the body is not valid JSON");
+        assertRefused(400, post("{" + entities + "}"), "features: missing");
+        assertRefused(
+                400,
+                post("{\"features\": \"user_purchases:spend_24h\", " + entities + "}"),
+                "features: must be a list");
+        assertRefused(
+                400,
+                post("{\"features\": [\"user_purchases:spend_1y\"], " + entities + "}"),
+                "view 'user_purchases' has no feature 'spend_1y'; its features: purchases_1h,");
+        assertRefused(
+                400,
+                post("{\"features\": [\"orders:total\"], " + entities + "}"),
+                "unknown feature view 'orders'",
+                "views: user_activity, user_cart, user_purchases");
+        assertRefused(
+                400,
+                post(request(FEATURES, List.of("u1", ""), null, false)),
+                "entities.user_id[1]: empty entity key");
+        assertRefused(
+                400,
+                post(request(FEATURES, List.of("a", "b", "c", "d", "e", "f"), null, false)),
+                "entities.user_id: 6 entity keys, more than the limit of 5");
+        List<String> many = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            many.add(FEATURES.get(i % FEATURES.size()));
+        }
+        assertRefused(
+                400,
+                post(request(many, List.of("u1"), null, false)),
+                "features: 9 features, more than the limit of 8");
+        String big =
+                "{\"features\": [\"user_purchases:spend_24h\"], \"entities\": {\"user_id\": [\""
+                        + "x".repeat(5000)
+                        + "\"]}}";
+        assertRefused(413, post(big), "larger than the limit of 4096 bytes");
+        assertRefused(404, get("/nothing-here"), "no such endpoint: /nothing-here");
+        assertRefused(405, get("/get-online-features"), "GET is not allowed");
+
+        // An idle client and one that stops half-way through its headers are both dropped.
+        for (String sent : List.of("", "POST /get-online-features HTTP/1.1\r\nHost: x\r\n")) {
+            try (Socket socket = new Socket("127.0.0.1", base.getPort())) {
+                socket.setSoTimeout(15_000);
+                socket.getOutputStream().write(sent.getBytes(StandardCharsets.US_ASCII));
+                long start = System.nanoTime();
+                InputStream in = socket.getInputStream();
+                assertThat(in.read()).as("closed by the server, not answered").isEqualTo(-1);
+                assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(10));
+            }
+        }
+    }
+
+    @Test
+    void answers503WhileRedisIsDownAndRecoversWithoutARestart(@TempDir Path dir) throws Exception {
+        Catalog catalog = Catalog.of(TestConfigs.shop(dir, "localhost:1", "t"));
+        try (LocalRedis redis = new LocalRedis(dir.resolve("redis"));
+                OnlineStore store = new RedisOnlineStore(redis.uri());
+                FeatureServer server =
+                        FeatureServer.start(catalog, store, limits, "127.0.0.1", 0)) {
+            writeTiles(catalog, store);
+            base = URI.create("http://127.0.0.1:" + server.port());
+            String good = request(FEATURES, List.of("u1", "u2"), now - MINUTE, false);
+            HttpResponse<String> before = post(good);
+            assertThat(before.statusCode()).isEqualTo(200);
+
+            redis.stop();
+            poll(() -> get("/ready"), r -> r.statusCode() == 503);
+            HttpResponse<String> down = post(good);
+            assertRefused(503, down, "the online store is not answering");
+            assertThat(get("/health").statusCode()).as("still live").isEqualTo(200);
+
+            redis.start();
+            poll(() -> get("/ready"), r -> r.statusCode() == 200);
+            HttpResponse<String> after = post(good);
+            assertThat(after.statusCode()).as(after.body()).isEqualTo(200);
+            assertThat(after.body()).isEqualTo(before.body());
+            assertThat(get("/metrics").body())
+                    .containsPattern("sluice_serve_store_errors_total [1-9]")
+                    .contains(
+                            "sluice_serve_requests_seconds_count{endpoint=\"/ready\","
+                                    + "status=\"503\"}");
+        }
+    }
+
+    /** u1 bought in the last 30 hours; u2 only two days ago; nobody else bought anything. */
+    private void writeTiles(Catalog catalog, OnlineStore store) throws Exception {
+        ViewDef view =
+                catalog.views().stream()
+                        .filter(v -> v.name().equals("user_purchases"))
+                        .findFirst()
+                        .orElseThrow();
+        Map<String, List<Long>> times =
+                Map.of(
+                        "u1", List.of(now - 30 * HOUR, now - 5 * HOUR, now - 20 * MINUTE),
+                        "u2", List.of(now - 50 * HOUR, now - 49 * HOUR));
+        List<OnlineStore.TileWrite> writes = new ArrayList<>();
+        int id = 0;
+        for (var e : times.entrySet()) {
+            EntityTiles tiles = new EntityTiles(view.tileMillis(), view.coarseMillis());
+            for (long ts : e.getValue()) {
+                Object[] values = new Object[view.fields().size()];
+                values[view.fields().indexOf("price")] = 10.5 + id;
+                values[view.fields().indexOf("category")] = id % 2 == 0 ? "toys" : "books";
+                values[view.fields().indexOf("payment_method")] = "card";
+                tiles.add(new EventEntry(ts, "e" + id++, values));
+            }
+            writes.addAll(TileWrites.of(view, e.getKey(), tiles, tiles.tiles().keySet()));
+        }
+        assertThat(store.write(writes)).isEqualTo(writes.size());
+    }
+
+    private static List<FeatureReader.FeatureRef> refs() {
+        return FEATURES.stream().map(FeatureReader.FeatureRef::parse).toList();
+    }
+
+    private void assertSameAsReader(
+            JsonNode body, List<FeatureReader.Vector> expected, List<String> entities) {
+        assertThat(body.at("/metadata/feature_names/0").asText()).isEqualTo("user_id");
+        assertThat(body.at("/results/0/values").toString())
+                .isEqualTo(mapper.valueToTree(entities).toString());
+        for (int f = 0; f < FEATURES.size(); f++) {
+            FeatureReader.FeatureRef ref = refs().get(f);
+            JsonNode column = body.get("results").get(f + 1);
+            assertThat(body.at("/metadata/feature_names/" + (f + 1)).asText())
+                    .isEqualTo(ref.view() + "__" + ref.feature());
+            for (int e = 0; e < entities.size(); e++) {
+                FeatureValue want = expected.get(e).values().get(f);
+                String what = ref + " of " + entities.get(e);
+                JsonNode got = column.get("values").get(e);
+                if (want.value() == null) {
+                    assertThat(got.isNull()).as(what).isTrue();
+                } else if (want.value() instanceof Number n) {
+                    assertThat(got.doubleValue()).as(what).isEqualTo(n.doubleValue());
+                } else {
+                    assertThat(got.asText()).as(what).isEqualTo(want.value());
+                }
+                assertThat(column.get("statuses").get(e).asText())
+                        .as(what)
+                        .isEqualTo(FeastResponse.status(want).name());
+                assertThat(column.get("event_timestamps").get(e).asText())
+                        .as(what)
+                        .isEqualTo(Instant.ofEpochMilli(Math.max(0, want.eventTime())).toString());
+            }
+        }
+    }
+
+    private String request(List<String> features, List<String> entities, Long at, boolean full)
+            throws Exception {
+        var root = mapper.createObjectNode();
+        features.forEach(root.putArray("features")::add);
+        entities.forEach(root.putObject("entities").putArray("user_id")::add);
+        root.put("full_feature_names", full);
+        if (at != null) {
+            root.put("at", Instant.ofEpochMilli(at).toString());
+        }
+        return mapper.writeValueAsString(root);
+    }
+
+    private HttpResponse<String> post(String body) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(base.resolve("/get-online-features"))
+                        .timeout(Duration.ofSeconds(10))
+                        .header("content-type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private void assertRefused(int status, HttpResponse<String> response, String... message)
+            throws Exception {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+        assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
+        JsonNode body = mapper.readTree(response.body());
+        assertThat(body.get("status").asInt()).isEqualTo(status);
+        assertThat(body.get("message").asText()).contains(message);
+        assertThat(response.body()).doesNotContain("Exception", "\\tat ", "\tat ");
+    }
+
+    private interface Call {
+        HttpResponse<String> call() throws Exception;
+    }
+
+    /** Calls until {@code done} holds, for at most 30 s. */
+    private static void poll(Call call, Predicate<HttpResponse<String>> done) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        HttpResponse<String> last = call.call();
+        while (!done.test(last)) {
+            assertThat(System.nanoTime()).as("last answer: " + last.body()).isLessThan(deadline);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            last = call.call();
+        }
+    }
+}
