@@ -8,9 +8,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -85,6 +87,28 @@ public final class WarehouseHours {
                                         Files.readAllBytes(
                                                 rawTable.resolve(partition)
                                                         .resolve(HourManifest.NAME))));
+    }
+
+    /**
+     * The instant before which the warehouse holds every landed event of the table: the start of
+     * the first landing hour that has files but is open (no manifest covering them, or files still
+     * in progress) or is complete but not compacted from its current manifest; {@link
+     * Long#MAX_VALUE} when there is none. A value computed from the warehouse at a time before this
+     * is whole; at a later time it may not be.
+     */
+    public long completeUntil() throws IOException {
+        Set<String> stale = new HashSet<>(pending(Optional.empty(), Optional.empty(), false));
+        for (LandingScan.Hour h :
+                LandingScan.scan(new org.apache.flink.core.fs.Path(rawTable.toUri()))) {
+            boolean writing = !h.leftovers().isEmpty();
+            if (h.committed().isEmpty() && !writing) {
+                continue; // nothing ever landed here
+            }
+            if (writing || h.unpublished() || stale.contains(h.partition())) {
+                return h.hourStart();
+            }
+        }
+        return Long.MAX_VALUE;
     }
 
     /** Hex SHA-256, as manifests record the landing manifest a warehouse hour was built from. */
