@@ -10,18 +10,20 @@ import io.sluice.features.agg.Windows;
 import io.sluice.testing.TestConfigs;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The read client fetches exactly the tiles that {@link Windows#value} then reads. */
 class FeatureReaderTest {
 
     private static final long MINUTE = 60_000;
     private static final long NOW = 1_700_000_000_000L;
+
+    @TempDir Path dir;
 
     @Test
     void shouldFetchExactlyTheTilesTheWindowsRead() throws Exception {
@@ -36,8 +38,9 @@ class FeatureReaderTest {
         view.features().forEach(f -> refs.add(new FeatureReader.FeatureRef(view.name(), f.name())));
         for (long at : new long[] {NOW, NOW - NOW % MINUTE, NOW - 37 * MINUTE - 11}) {
             List<OnlineStore.TileKey> fetched = new ArrayList<>();
-            OnlineStore store = recordingStore(fetched);
-            new FeatureReader(store, views, () -> NOW).read(refs, List.of("u1", "u2"), at);
+            try (OnlineStore store = recordingStore(fetched)) {
+                new FeatureReader(store, views, () -> NOW).read(refs, List.of("u1", "u2"), at);
+            }
 
             Set<OnlineStore.TileKey> read = new LinkedHashSet<>();
             for (String entity : List.of("u1", "u2")) {
@@ -82,31 +85,36 @@ class FeatureReaderTest {
         };
     }
 
-    private static OnlineStore recordingStore(List<OnlineStore.TileKey> fetched) {
+    /** A real SQLite store that also records the keys each read asks for. */
+    private OnlineStore recordingStore(List<OnlineStore.TileKey> fetched) throws Exception {
+        OnlineStore real = new SqliteOnlineStore(dir.resolve("online.db"));
         return new OnlineStore() {
             @Override
-            public int write(List<TileWrite> writes) {
-                throw new UnsupportedOperationException();
+            public int write(List<TileWrite> writes) throws java.io.IOException {
+                return real.write(writes);
             }
 
             @Override
-            public Map<TileKey, byte[]> read(List<TileKey> keys, long now) {
+            public Map<TileKey, byte[]> read(List<TileKey> keys, long now)
+                    throws java.io.IOException {
                 fetched.addAll(keys);
-                return new HashMap<>();
+                return real.read(keys, now);
             }
 
             @Override
-            public boolean hasTiles(String view) {
-                return false;
+            public boolean hasTiles(String view) throws java.io.IOException {
+                return real.hasTiles(view);
             }
 
             @Override
-            public long clear(String view) {
-                return 0;
+            public long clear(String view) throws java.io.IOException {
+                return real.clear(view);
             }
 
             @Override
-            public void close() {}
+            public void close() throws java.io.IOException {
+                real.close();
+            }
         };
     }
 }
