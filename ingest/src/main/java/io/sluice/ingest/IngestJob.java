@@ -29,18 +29,27 @@ public final class IngestJob {
     public static void define(
             StreamExecutionEnvironment env, SluiceConfig config, boolean bounded) {
         for (TableConfig table : config.tables()) {
-            defineTable(
-                    env,
-                    table,
-                    EventStreams.source(config.kafka(), table, bounded),
-                    EventStreams.deadLetterSink(config.kafka(), table),
-                    new LandingSink(
-                            config.tablePath("raw", table.name()).toString(),
-                            table.name(),
-                            table.schema(),
-                            AvroPayloadWriter.CODEC,
-                            table.allowedLateness()));
+            defineTable(env, config, table, bounded);
         }
+    }
+
+    /** One table's pipeline, reading its topic and writing its landing zone and dead letters. */
+    public static DataStream<Event> defineTable(
+            StreamExecutionEnvironment env,
+            SluiceConfig config,
+            TableConfig table,
+            boolean bounded) {
+        return defineTable(
+                env,
+                table,
+                EventStreams.source(config.kafka(), table, bounded),
+                EventStreams.deadLetterSink(config.kafka(), table),
+                new LandingSink(
+                        config.tablePath("raw", table.name()).toString(),
+                        table.name(),
+                        table.schema(),
+                        AvroPayloadWriter.CODEC,
+                        table.allowedLateness()));
     }
 
     /** One table's topology. Every stateful operator has a stable uid for savepoints. */

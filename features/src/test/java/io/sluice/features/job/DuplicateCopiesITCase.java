@@ -21,8 +21,6 @@ import io.sluice.features.online.OnlineStores;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.SameValue;
 import io.sluice.ingest.IngestJob;
-import io.sluice.ingest.LandingSink;
-import io.sluice.lake.AvroPayloadWriter;
 import io.sluice.lake.HourManifest;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.testing.Await;
@@ -131,17 +129,7 @@ class DuplicateCopiesITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(200);
-        IngestJob.defineTable(
-                env,
-                table,
-                EventStreams.source(config.kafka(), table, false),
-                EventStreams.deadLetterSink(config.kafka(), table),
-                new LandingSink(
-                        config.tablePath("raw", table.name()).toString(),
-                        table.name(),
-                        table.schema(),
-                        AvroPayloadWriter.CODEC,
-                        table.allowedLateness()));
+        IngestJob.defineTable(env, config, table, false);
         FeaturesJob.defineView(
                 env,
                 viewConfig,
