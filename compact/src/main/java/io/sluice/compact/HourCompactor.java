@@ -105,7 +105,6 @@ public final class HourCompactor {
 
     private final TableConfig table;
     private final Path rawTable;
-    private final Path warehouseTable;
     private final Path staging;
     private final WarehouseSchema warehouseSchema;
     private final HourRows hourRows;
@@ -139,7 +138,6 @@ public final class HourCompactor {
         this.threads = threads;
         this.afterBucket = afterBucket;
         this.rawTable = root.resolve("raw").resolve(table.name());
-        this.warehouseTable = root.resolve("warehouse").resolve(table.name());
         this.staging = root.resolve("_staging").resolve("compact").resolve(table.name());
         this.warehouseSchema = WarehouseSchema.of(table.schema());
         this.hourRows = new HourRows(table);

@@ -28,32 +28,15 @@ public final class ParsingDeserializer implements KafkaRecordDeserializationSche
 
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Parsed> out) {
-        Parsed parsed;
-        try {
-            parsed =
-                    parser.parse(
-                            record.topic(),
-                            record.partition(),
-                            record.offset(),
-                            record.timestamp(),
-                            record.key(),
-                            record.value());
-        } catch (RuntimeException e) {
-            // A decoder bug must not stop ingestion either; the record keeps its bytes.
-            parsed =
-                    Parsed.rejected(
-                            new DeadLetter(
-                                    spec.table(),
-                                    record.topic(),
-                                    record.partition(),
-                                    record.offset(),
-                                    record.timestamp(),
-                                    record.key(),
-                                    record.value(),
-                                    Reason.MALFORMED,
-                                    "unexpected parse failure: " + e));
-        }
-        out.collect(parsed);
+        // EventParser never throws: every failure, a decoder bug included, is a dead letter.
+        out.collect(
+                parser.parse(
+                        record.topic(),
+                        record.partition(),
+                        record.offset(),
+                        record.timestamp(),
+                        record.key(),
+                        record.value()));
     }
 
     @Override
