@@ -114,6 +114,19 @@ class DeduplicatorTest {
         return List.of(new Event[] {early, later}, tie, new Event[] {keyed, otherKey});
     }
 
+    /** Both copies in the given order, then the winner again (a retry); what is passed on. */
+    private static List<Event> feed(
+            Deduplicator dedup, Event winner, Event loser, boolean winnerFirst) throws Exception {
+        try (var h = harness(dedup)) {
+            Event first = winnerFirst ? winner : loser;
+            Event second = winnerFirst ? loser : winner;
+            h.processElement(new StreamRecord<>(first, first.eventTime));
+            h.processElement(new StreamRecord<>(second, second.eventTime));
+            h.processElement(new StreamRecord<>(winner, winner.eventTime));
+            return h.extractOutputValues();
+        }
+    }
+
     /**
      * The lake mode: the winner is passed on in both orders; arriving second it follows the loser
      * (raw then holds both and compaction keeps the winner); arriving first, the loser is dropped.
@@ -126,23 +139,15 @@ class DeduplicatorTest {
             Event loser = pair[1];
             for (boolean winnerFirst : new boolean[] {true, false}) {
                 Deduplicator dedup = Deduplicator.forLake(Duration.ofHours(1));
-                try (var h = harness(dedup)) {
-                    Event first = winnerFirst ? winner : loser;
-                    Event second = winnerFirst ? loser : winner;
-                    h.processElement(new StreamRecord<>(first, first.eventTime));
-                    h.processElement(new StreamRecord<>(second, second.eventTime));
-                    h.processElement(new StreamRecord<>(winner, winner.eventTime)); // a retry
-
-                    List<Event> out = h.extractOutputValues();
-                    assertThat(out).noneMatch(e -> e.retraction);
-                    assertThat(out)
-                            .as("winner first: %s", winnerFirst)
-                            .containsExactlyElementsOf(
-                                    winnerFirst ? List.of(winner) : List.of(loser, winner));
-                    assertThat(out.stream().min(DuplicateRule::compare)).contains(winner);
-                    assertThat(dedup.conflictCount()).isEqualTo(1);
-                    assertThat(dedup.duplicateCount()).isEqualTo(1);
-                }
+                List<Event> out = feed(dedup, winner, loser, winnerFirst);
+                assertThat(out).noneMatch(e -> e.retraction);
+                assertThat(out)
+                        .as("winner first: %s", winnerFirst)
+                        .containsExactlyElementsOf(
+                                winnerFirst ? List.of(winner) : List.of(loser, winner));
+                assertThat(out.stream().min(DuplicateRule::compare)).contains(winner);
+                assertThat(dedup.conflictCount()).isEqualTo(1);
+                assertThat(dedup.duplicateCount()).isEqualTo(1);
             }
         }
     }
@@ -158,27 +163,19 @@ class DeduplicatorTest {
             Event loser = pair[1];
             for (boolean winnerFirst : new boolean[] {true, false}) {
                 Deduplicator dedup = Deduplicator.withRetractions(Duration.ofHours(1));
-                try (var h = harness(dedup)) {
-                    Event first = winnerFirst ? winner : loser;
-                    Event second = winnerFirst ? loser : winner;
-                    h.processElement(new StreamRecord<>(first, first.eventTime));
-                    h.processElement(new StreamRecord<>(second, second.eventTime));
-                    h.processElement(new StreamRecord<>(winner, winner.eventTime)); // a retry
-
-                    List<Event> out = h.extractOutputValues();
-                    if (winnerFirst) {
-                        assertThat(out).containsExactly(winner);
-                    } else {
-                        assertThat(out)
-                                .containsExactly(
-                                        loser,
-                                        Event.retraction(loser.id, loser.key, loser.eventTime),
-                                        winner);
-                    }
-                    assertThat(applied(out)).containsExactly(winner);
-                    assertThat(dedup.conflictCount()).isEqualTo(1);
-                    assertThat(dedup.duplicateCount()).isEqualTo(1);
+                List<Event> out = feed(dedup, winner, loser, winnerFirst);
+                if (winnerFirst) {
+                    assertThat(out).containsExactly(winner);
+                } else {
+                    assertThat(out)
+                            .containsExactly(
+                                    loser,
+                                    Event.retraction(loser.id, loser.key, loser.eventTime),
+                                    winner);
                 }
+                assertThat(applied(out)).containsExactly(winner);
+                assertThat(dedup.conflictCount()).isEqualTo(1);
+                assertThat(dedup.duplicateCount()).isEqualTo(1);
             }
         }
     }
