@@ -73,6 +73,13 @@ final class GetCommand implements Callable<Integer> {
                 throw new IllegalArgumentException(
                         "--at: '" + at + "' is not an ISO instant like 2026-11-21T05:30:00Z");
             }
+            if (atMillis > System.currentTimeMillis()) {
+                throw new IllegalArgumentException(
+                        "--at: "
+                                + at
+                                + " is in the future; the online store can only answer for times"
+                                + " it has seen (now or a past time within retention)");
+            }
         }
         SluiceConfig cfg = config.load();
         List<ViewDef> views = FeatureRefs.views(cfg);

@@ -78,7 +78,8 @@ final class TrainingSetCommand implements Callable<Integer> {
     @Option(
             names = "--with-status",
             description =
-                    "Also add <view>__<feature>__status (OK or EMPTY_WINDOW) after the features.")
+                    "Also add <view>__<feature>__status (OK, EMPTY_WINDOW or NOT_FOUND) after the"
+                            + " features.")
     boolean statusColumns;
 
     @Override

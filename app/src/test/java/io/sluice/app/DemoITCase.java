@@ -317,8 +317,8 @@ class DemoITCase {
                         SameValue.assertSameValue(
                                 what + " definition",
                                 Definition.value(
+                                                view,
                                                 view.feature(ref.feature()),
-                                                view.tileMillis(),
                                                 t,
                                                 accepted.get(view.name())
                                                         .getOrDefault(entity, List.of()))

@@ -10,8 +10,9 @@ import java.util.Objects;
  * {@link #store()} once instead of checking which of several optional fields is set.
  *
  * @param store the backend
- * @param uri {@code redis://} or {@code rediss://} for Redis; an absolute {@code file:} URI of the
- *     database file for SQLite
+ * @param uri {@code redis://} or {@code rediss://} for one Redis server, {@code redis-cluster://}
+ *     or {@code rediss-cluster://} with comma-separated {@code host:port} seed nodes for a Redis
+ *     (or Valkey) Cluster; an absolute {@code file:} URI of the database file for SQLite
  */
 public record OnlineConfig(OnlineStoreType store, URI uri) implements Serializable {
     public OnlineConfig {

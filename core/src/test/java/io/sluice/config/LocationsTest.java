@@ -130,7 +130,24 @@ class LocationsTest {
         assertThat(errors(withOnline("{ store: redis, uri: 'http://cache:6379' }")))
                 .containsExactly(
                         "sluice.yaml:5: online.uri: must be a redis:// or rediss:// URI with a"
-                                + " host");
+                                + " host, or a Redis Cluster's seed nodes as"
+                                + " redis-cluster://host:port,host:port");
+        assertThat(errors(withOnline("{ store: redis, uri: 'redis-cluster://a:1,b' }")))
+                .as("a seed without a port")
+                .hasSize(1);
+    }
+
+    @Test
+    void shouldAcceptARedisClusterUri() {
+        OnlineConfig online =
+                parse(
+                                withOnline(
+                                        "{ store: redis, uri:"
+                                            + " 'redis-cluster://10.0.0.1:6379,10.0.0.2:6379' }"))
+                        .online();
+
+        assertThat(online.store()).isEqualTo(OnlineStoreType.REDIS);
+        assertThat(online.uri().getRawAuthority()).isEqualTo("10.0.0.1:6379,10.0.0.2:6379");
     }
 
     @Test

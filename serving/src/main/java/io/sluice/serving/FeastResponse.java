@@ -35,14 +35,15 @@ public final class FeastResponse {
      * Sluice's status of a value in Feast's terms: {@code OK} is {@code PRESENT}; {@code
      * EMPTY_WINDOW} is {@code NULL_VALUE} (null min, max, avg, last; count and sum of an empty
      * window are {@code OK} zeros, so {@code PRESENT}); {@code OUT_OF_RETENTION} is {@code
-     * OUTSIDE_MAX_AGE}. The reader cannot tell an unknown entity from an empty window yet, so
-     * {@code NOT_FOUND} is not produced.
+     * OUTSIDE_MAX_AGE}; {@code NOT_FOUND} (no event of the entity in the view's retention) is
+     * {@code NOT_FOUND}.
      */
     public static FeastStatus status(FeatureValue value) {
         return switch (value.status()) {
             case OK, EMPTY_WINDOW ->
                     value.value() == null ? FeastStatus.NULL_VALUE : FeastStatus.PRESENT;
             case OUT_OF_RETENTION -> FeastStatus.OUTSIDE_MAX_AGE;
+            case NOT_FOUND -> FeastStatus.NOT_FOUND;
         };
     }
 

@@ -159,7 +159,7 @@ public final class FeatureServer implements AutoCloseable {
         readStore(
                 ctx,
                 () ->
-                        store.read(
+                        store.readTiles(
                                 List.of(
                                         new OnlineStore.TileKey(
                                                 view, PROBE_ENTITY, OnlineStore.Level.FINE, 0)),

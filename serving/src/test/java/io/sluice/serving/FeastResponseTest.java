@@ -32,6 +32,8 @@ class FeastResponseTest {
                 .isEqualTo(FeastStatus.NULL_VALUE);
         assertThat(FeastResponse.status(new FeatureValue(null, Status.OUT_OF_RETENTION, -1)))
                 .isEqualTo(FeastStatus.OUTSIDE_MAX_AGE);
+        assertThat(FeastResponse.status(new FeatureValue(null, Status.NOT_FOUND, -1)))
+                .isEqualTo(FeastStatus.NOT_FOUND);
     }
 
     @Test

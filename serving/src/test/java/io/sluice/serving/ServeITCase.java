@@ -92,6 +92,12 @@ class ServeITCase {
             assertThat(body.at("/results/3/statuses/1").asText())
                     .as("u2 bought nothing in 24h: no max")
                     .isEqualTo("NULL_VALUE");
+            for (int column = 1; column <= FEATURES.size(); column++) {
+                assertThat(body.at("/results/" + column + "/statuses/2").asText())
+                        .as("the never-seen entity in column " + column)
+                        .isEqualTo("NOT_FOUND");
+                assertThat(body.at("/results/" + column + "/values/2").isNull()).isTrue();
+            }
 
             HttpResponse<String> old =
                     post(request(FEATURES, entities, now - 8 * 24 * HOUR, false));

@@ -369,7 +369,7 @@ public final class FeaturesBenchmark {
                                 entities.get(0),
                                 OnlineStore.Level.FINE,
                                 now - Math.floorMod(now, MINUTE));
-                double[] base = latencies(2_000, () -> store.read(List.of(one), now));
+                double[] base = latencies(2_000, () -> store.readTiles(List.of(one), now));
                 double[] single =
                         latencies(2_000, () -> reader.read(refs, entities.subList(0, 1), now));
                 double[] hundred =

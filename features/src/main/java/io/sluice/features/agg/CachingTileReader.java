@@ -1,7 +1,7 @@
 package io.sluice.features.agg;
 
+import java.util.Collection;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.Map;
 
 /**
@@ -13,8 +13,8 @@ import java.util.Map;
 public final class CachingTileReader implements Windows.TileReader {
 
     private final Windows.TileReader tiles;
-    private final Map<FeatureDef, Map<Long, Partial>> fine = new IdentityHashMap<>();
-    private final Map<FeatureDef, Map<Long, Partial>> coarse = new IdentityHashMap<>();
+    private final Map<FeatureDef, Map<Long, Partial>> fine = new HashMap<>();
+    private final Map<FeatureDef, Map<Long, Partial>> coarse = new HashMap<>();
 
     public CachingTileReader(Windows.TileReader tiles) {
         this.tiles = tiles;
@@ -31,6 +31,16 @@ public final class CachingTileReader implements Windows.TileReader {
     public Partial coarse(long start, FeatureDef feature) {
         return coarse.computeIfAbsent(feature, f -> new HashMap<>())
                 .computeIfAbsent(start, s -> tiles.coarse(s, feature));
+    }
+
+    @Override
+    public Collection<Long> fineStarts(long from, long to, long step) {
+        return tiles.fineStarts(from, to, step);
+    }
+
+    @Override
+    public Collection<Long> coarseStarts(long from, long to, long step) {
+        return tiles.coarseStarts(from, to, step);
     }
 
     @Override

@@ -23,12 +23,16 @@ public final class CoarsePartials {
         return p;
     }
 
-    /** Each of the view's features' partial over {@code fine}, by feature name. */
+    /**
+     * Each of the view's features' partial over {@code fine}, by feature name, and the view's
+     * {@link ViewDef#presence() presence} count under {@link ViewDef#PRESENCE}.
+     */
     public static Map<String, Partial> of(ViewDef view, Iterable<Tile> fine) {
         Map<String, Partial> partials = new LinkedHashMap<>();
         for (FeatureDef f : view.features()) {
             partials.put(f.name(), of(f, fine));
         }
+        partials.put(ViewDef.PRESENCE, of(view.presence(), fine));
         return partials;
     }
 
@@ -37,5 +41,6 @@ public final class CoarsePartials {
         for (FeatureDef f : view.features()) {
             partials.computeIfAbsent(f.name(), n -> new Partial()).add(f, event);
         }
+        partials.computeIfAbsent(ViewDef.PRESENCE, n -> new Partial()).add(view.presence(), event);
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.features.agg;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -89,6 +90,23 @@ public final class EntityTiles implements Windows.TileReader {
     public Partial coarse(long start, FeatureDef feature) {
         return CoarsePartials.of(
                 feature, tiles.subMap(start, true, start + coarse, false).values());
+    }
+
+    @Override
+    public Collection<Long> fineStarts(long from, long to, long step) {
+        return tiles.subMap(from, true, to, false).keySet();
+    }
+
+    @Override
+    public Collection<Long> coarseStarts(long from, long to, long step) {
+        List<Long> starts = new ArrayList<>();
+        for (long fine : tiles.subMap(from, true, to, false).keySet()) {
+            long start = Windows.floor(fine, step);
+            if (starts.isEmpty() || starts.get(starts.size() - 1) != start) {
+                starts.add(start);
+            }
+        }
+        return starts;
     }
 
     @Override

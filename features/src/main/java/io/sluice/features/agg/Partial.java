@@ -81,6 +81,11 @@ public final class Partial {
         }
     }
 
+    /** Whether it counts no event. */
+    public boolean isEmpty() {
+        return count == 0;
+    }
+
     /** The feature's value from this partial, in its declared type. */
     public FeatureValue value(FeatureDef feature) {
         long eventTime = count == 0 ? -1 : latestTs;

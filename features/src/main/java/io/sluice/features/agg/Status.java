@@ -7,5 +7,10 @@ public enum Status {
     /** No event with a value in the window: min, max, avg and last are null. */
     EMPTY_WINDOW,
     /** The time asked for is older than the view's ttl: the store no longer holds its tiles. */
-    OUT_OF_RETENTION
+    OUT_OF_RETENTION,
+    /**
+     * The entity has no event in the view's retention before the time asked for ({@code floor_s(t)
+     * − ttl ≤ x.ts < t}): it is unknown there, so every feature of the view is null, counts too.
+     */
+    NOT_FOUND
 }

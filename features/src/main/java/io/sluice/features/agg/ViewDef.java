@@ -2,6 +2,7 @@ package io.sluice.features.agg;
 
 import io.sluice.config.Aggregation;
 import io.sluice.config.FeatureConfig;
+import io.sluice.config.FeatureType;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.TableConfig;
 import java.io.Serializable;
@@ -67,6 +68,22 @@ public record ViewDef(
                 view.ttl().toMillis(),
                 List.copyOf(fields),
                 List.copyOf(features));
+    }
+
+    /**
+     * The name under which coarse tiles keep {@link #presence()}'s partial; {@code #} cannot start
+     * a configured feature's name.
+     */
+    public static final String PRESENCE = "#events";
+
+    /**
+     * The hidden feature that says whether an entity is known at {@code t}: the count of its events
+     * in the view's retention, {@code floor_s(t) − ttl ≤ x.ts < t}. Zero means {@link
+     * Status#NOT_FOUND}. Coarse tiles keep its partial like any feature's ({@link CoarsePartials}),
+     * so a store reader and an in-memory one evaluate it with the same window code.
+     */
+    public FeatureDef presence() {
+        return new FeatureDef(PRESENCE, Aggregation.COUNT, -1, ttlMillis, FeatureType.LONG, false);
     }
 
     /** The feature called {@code name}, or null. */

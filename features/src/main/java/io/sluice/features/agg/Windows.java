@@ -30,24 +30,70 @@ public final class Windows {
 
         /** The partial of the events of fine tile {@code start} before {@code before}. */
         Partial head(long start, long before, FeatureDef feature);
+
+        /**
+         * The starts of the fine tiles in {@code [from, to)} (multiples of {@code step}) that may
+         * hold events, ascending. Every start by default; a reader that knows which tiles exist
+         * names only those, so a sparse entity's window costs what it holds, not its length. An
+         * empty partial merges as nothing, so skipping one never changes a value.
+         */
+        default Collection<Long> fineStarts(long from, long to, long step) {
+            return every(from, to, step);
+        }
+
+        /** As {@link #fineStarts}, for the coarse tiles in {@code [from, to)}. */
+        default Collection<Long> coarseStarts(long from, long to, long step) {
+            return every(from, to, step);
+        }
+    }
+
+    /** Every multiple of {@code step} in {@code [from, to)}, {@code from} being one. */
+    static List<Long> every(long from, long to, long step) {
+        List<Long> starts = new ArrayList<>();
+        for (long s = from; s < to; s += step) {
+            starts.add(s);
+        }
+        return starts;
     }
 
     /**
-     * The tiles a window is read from: coarse tiles where they fit entirely, fine tiles at the
-     * body's edges (both ascending), and the head {@code [headStart, headEnd)}, the events of fine
-     * tile {@code headStart} before {@code headEnd}. A cover of a body alone has an empty head
-     * ({@code headStart == headEnd}).
+     * The tiles a window is read from: fine tiles in {@code [from, coarseFrom)}, coarse tiles where
+     * they fit entirely, {@code [coarseFrom, coarseTo)}, fine tiles in {@code [coarseTo, to)}, and
+     * the head {@code [to, headEnd)}: the events of fine tile {@code to} before {@code headEnd}. A
+     * cover of a body alone has an empty head ({@code headEnd == to}).
+     *
+     * @param tileSize the fine tile size s
+     * @param coarseSize the coarse tile size, a multiple of s
      */
-    public record Cover(List<Long> fine, List<Long> coarse, long headStart, long headEnd) {
+    public record Cover(
+            long from,
+            long coarseFrom,
+            long coarseTo,
+            long to,
+            long headEnd,
+            long tileSize,
+            long coarseSize) {
 
-        public Cover {
-            fine = List.copyOf(fine);
-            coarse = List.copyOf(coarse);
+        /** The starts of its fine tiles, ascending. */
+        public List<Long> fine() {
+            List<Long> fine = every(from, coarseFrom, tileSize);
+            fine.addAll(every(coarseTo, to, tileSize));
+            return fine;
+        }
+
+        /** The starts of its coarse tiles, ascending. */
+        public List<Long> coarse() {
+            return every(coarseFrom, coarseTo, coarseSize);
+        }
+
+        /** The start of the fine tile its head is cut from. */
+        public long headStart() {
+            return to;
         }
 
         /** Whether the cover has a head to read. */
         public boolean hasHead() {
-            return headEnd > headStart;
+            return headEnd > to;
         }
     }
 
@@ -89,24 +135,13 @@ public final class Windows {
     }
 
     private static Cover cover(long from, long to, long tile, long coarse, long headEnd) {
-        List<Long> fine = new ArrayList<>();
-        List<Long> coarseTiles = new ArrayList<>();
         long firstCoarse = Math.floorDiv(from + coarse - 1, coarse) * coarse;
         long lastCoarseEnd = floor(to, coarse);
         if (firstCoarse >= lastCoarseEnd) {
             firstCoarse = to; // too short for a whole coarse tile: all of it is fine tiles
             lastCoarseEnd = to;
         }
-        for (long s = from; s < firstCoarse; s += tile) {
-            fine.add(s);
-        }
-        for (long s = firstCoarse; s < lastCoarseEnd; s += coarse) {
-            coarseTiles.add(s);
-        }
-        for (long s = lastCoarseEnd; s < to; s += tile) {
-            fine.add(s);
-        }
-        return new Cover(fine, coarseTiles, to, headEnd);
+        return new Cover(from, firstCoarse, lastCoarseEnd, to, headEnd, tile, coarse);
     }
 
     /**
@@ -116,16 +151,39 @@ public final class Windows {
      */
     public static FeatureValue value(FeatureDef feature, Cover cover, TileReader reader) {
         Partial total = new Partial();
-        for (long s : cover.coarse()) {
+        long tile = cover.tileSize();
+        for (long s :
+                reader.coarseStarts(cover.coarseFrom(), cover.coarseTo(), cover.coarseSize())) {
             total.merge(reader.coarse(s, feature));
         }
-        for (long s : cover.fine()) {
+        for (long s : reader.fineStarts(cover.from(), cover.coarseFrom(), tile)) {
+            total.merge(reader.fine(s, feature));
+        }
+        for (long s : reader.fineStarts(cover.coarseTo(), cover.to(), tile)) {
             total.merge(reader.fine(s, feature));
         }
         if (cover.hasHead()) {
             total.merge(reader.head(cover.headStart(), cover.headEnd(), feature));
         }
         return total.value(feature);
+    }
+
+    /**
+     * Whether the entity whose tiles {@code reader} reads is known at {@code t}: it has an event in
+     * the view's retention before {@code t} ({@link ViewDef#presence()}). An unknown entity's
+     * features are {@link Status#NOT_FOUND}.
+     */
+    public static boolean present(ViewDef view, long t, TileReader reader) {
+        FeatureDef presence = view.presence();
+        Object count =
+                value(presence, cover(presence, t, view.tileMillis(), view.coarseMillis()), reader)
+                        .value();
+        return ((Number) count).longValue() > 0;
+    }
+
+    /** What every feature of an unknown entity is. */
+    public static FeatureValue notFound() {
+        return new FeatureValue(null, Status.NOT_FOUND, -1);
     }
 
     /** {@code value(feature, e, t)}: {@link #value(FeatureDef, Cover, TileReader)} of its cover. */

@@ -112,17 +112,20 @@ public final class ConsistencyCheck {
                                                                                         .hourMillis())
                                                         - lo));
                 FeatureReader.Vector served = online.read(refs, List.of(entity), at).get(0);
-                long from = Windows.start(view.features(), at, view.tileMillis());
+                List<FeatureDef> read = new ArrayList<>(view.features());
+                read.add(view.presence());
+                long from = Windows.start(read, at, view.tileMillis());
                 EntityTiles offline = new EntityTiles(view.tileMillis(), view.coarseMillis());
                 for (EventEntry e : warehouse.events(view, entity, from, at)) {
                     offline.add(e);
                 }
+                boolean known = Windows.present(view, at, offline);
                 for (int j = 0; j < view.features().size(); j++) {
                     FeatureDef f = view.features().get(j);
                     compare(
                             reports.get(view.name() + ":" + f.name()),
                             served.values().get(j),
-                            offline.value(f, at));
+                            known ? offline.value(f, at) : Windows.notFound());
                 }
             }
         }
@@ -139,6 +142,10 @@ public final class ConsistencyCheck {
         }
         if (onlineHas && !offlineHas) {
             r.missingOffline++;
+            return;
+        }
+        if (online.status() != offline.status()) {
+            r.mismatched++; // both null, for different reasons (say NOT_FOUND and EMPTY_WINDOW)
             return;
         }
         Object a = online.value();

@@ -9,19 +9,22 @@ import io.sluice.features.agg.TileCodec;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.LongSupplier;
 
 /**
  * Reads feature vectors from an online store: plans the tiles each requested window needs (coarse
- * for the body, fine at the edges and the head), fetches all of them for all entities in one batch,
- * and evaluates each value with the shared library ({@link Windows}). The same code serves every
- * store, so Redis and SQLite cannot disagree.
+ * for the body, fine at the edges and the head) as runs per (view, entity), fetches all of them for
+ * all entities in one batch, and evaluates each value with the shared library ({@link Windows}),
+ * visiting only the tiles that exist. The same code serves every store, so Redis and SQLite cannot
+ * disagree.
  */
 public final class FeatureReader {
 
@@ -57,56 +60,163 @@ public final class FeatureReader {
     }
 
     /**
-     * The requested features of each entity at {@code at} (epoch millis).
+     * The requested features of each entity at {@code at} (epoch millis), each with its status: an
+     * entity with no event in a view's retention before {@code at} is {@link Status#NOT_FOUND} in
+     * all of that view's features. One call costs at most two store reads, however many entities:
+     * the tiles of every requested window, then, only for entities those tiles do not show to be
+     * known, the tiles of the view's retention.
      *
-     * @throws IllegalArgumentException naming an unknown view or feature
+     * @throws IllegalArgumentException naming an unknown view or feature, or when {@code at} is
+     *     later than now: the store has not seen that time yet, so no answer would be whole
      */
     public List<Vector> read(List<FeatureRef> features, List<String> entities, long at)
             throws IOException {
-        List<ViewDef> viewOf = new ArrayList<>();
-        List<FeatureDef> defs = new ArrayList<>();
-        for (FeatureRefs.Resolved r : FeatureRefs.resolve(views, features)) {
-            viewOf.add(r.view());
-            defs.add(r.feature());
-        }
+        List<FeatureRefs.Resolved> resolved = FeatureRefs.resolve(views, features);
         long now = clock.getAsLong();
-        // One cover per feature: the same object plans the fetch and is evaluated.
-        List<Windows.Cover> covers = new ArrayList<>(defs.size());
-        for (int i = 0; i < defs.size(); i++) {
-            ViewDef view = viewOf.get(i);
-            covers.add(
-                    inRetention(view, at, now)
-                            ? Windows.cover(defs.get(i), at, view.tileMillis(), view.coarseMillis())
-                            : null);
+        if (at > now) {
+            throw new IllegalArgumentException(
+                    "at "
+                            + Instant.ofEpochMilli(at)
+                            + " is later than now ("
+                            + Instant.ofEpochMilli(now)
+                            + "): the online store has no data from the future");
         }
-        Set<OnlineStore.TileKey> keys = new LinkedHashSet<>();
+        // The views asked for that are in retention at `at`, each with its features' covers.
+        Map<String, Asked> asked = new LinkedHashMap<>();
+        List<Windows.Cover> covers = new ArrayList<>(resolved.size());
+        for (FeatureRefs.Resolved r : resolved) {
+            ViewDef view = r.view();
+            if (!inRetention(view, at, now)) {
+                covers.add(null);
+                continue;
+            }
+            Windows.Cover cover =
+                    Windows.cover(r.feature(), at, view.tileMillis(), view.coarseMillis());
+            covers.add(cover);
+            asked.computeIfAbsent(view.name(), n -> new Asked(view)).add(cover);
+        }
+        // First read: every window's tiles, for every entity and view.
+        List<OnlineStore.RangeRead> reads = new ArrayList<>();
         for (String entity : entities) {
-            for (int i = 0; i < defs.size(); i++) {
-                if (covers.get(i) != null) {
-                    keys.addAll(tileKeys(viewOf.get(i).name(), entity, covers.get(i)));
-                }
+            for (Asked a : asked.values()) {
+                reads.add(new OnlineStore.RangeRead(a.view.name(), entity, a.ranges()));
             }
         }
-        Map<OnlineStore.TileKey, byte[]> fetched = store.read(new ArrayList<>(keys), now);
+        List<OnlineStore.Found> found = reads.isEmpty() ? List.of() : store.read(reads, now);
+        Map<String, Fetched> fetched = new HashMap<>();
+        List<OnlineStore.RangeRead> unsure = new ArrayList<>();
+        Map<String, Boolean> present = new HashMap<>();
+        for (int i = 0; i < reads.size(); i++) {
+            OnlineStore.RangeRead read = reads.get(i);
+            ViewDef view = asked.get(read.view()).view;
+            Fetched f = new Fetched(found.get(i));
+            fetched.put(key(read.view(), read.entity()), f);
+            if (f.showsPresence(view, at)) {
+                present.put(key(read.view(), read.entity()), true);
+            } else {
+                unsure.add(
+                        new OnlineStore.RangeRead(
+                                read.view(), read.entity(), retention(view, at).ranges()));
+            }
+        }
+        // Second read, only for entities the windows' tiles show nothing of: their retention.
+        if (!unsure.isEmpty()) {
+            List<OnlineStore.Found> more = store.read(unsure, now);
+            for (int i = 0; i < unsure.size(); i++) {
+                OnlineStore.RangeRead read = unsure.get(i);
+                ViewDef view = asked.get(read.view()).view;
+                present.put(
+                        key(read.view(), read.entity()),
+                        Windows.present(view, at, new Fetched(more.get(i))));
+            }
+        }
         List<Vector> vectors = new ArrayList<>(entities.size());
         for (String entity : entities) {
-            Fetched reader = new Fetched(fetched, entity);
-            List<FeatureValue> values = new ArrayList<>(defs.size());
-            for (int i = 0; i < defs.size(); i++) {
+            List<FeatureValue> values = new ArrayList<>(resolved.size());
+            for (int i = 0; i < resolved.size(); i++) {
+                FeatureRefs.Resolved r = resolved.get(i);
                 if (covers.get(i) == null) {
                     values.add(new FeatureValue(null, Status.OUT_OF_RETENTION, -1));
-                    continue;
+                } else if (!present.get(key(r.view().name(), entity))) {
+                    values.add(Windows.notFound());
+                } else {
+                    values.add(
+                            Windows.value(
+                                    r.feature(),
+                                    covers.get(i),
+                                    fetched.get(key(r.view().name(), entity))));
                 }
-                reader.view = viewOf.get(i);
-                values.add(Windows.value(defs.get(i), covers.get(i), reader));
             }
             vectors.add(new Vector(entity, values));
         }
         return vectors;
     }
 
+    private static String key(String view, String entity) {
+        return view + '\u0000' + entity;
+    }
+
     private static boolean inRetention(ViewDef view, long at, long now) {
         return at >= now - view.ttlMillis();
+    }
+
+    /** The tiles that say whether an entity is known at {@code at}: its view's retention. */
+    private static Asked retention(ViewDef view, long at) {
+        Asked a = new Asked(view);
+        a.add(Windows.cover(view.presence(), at, view.tileMillis(), view.coarseMillis()));
+        return a;
+    }
+
+    /** One view's covers at one time: what to read of each of its entities. */
+    private static final class Asked {
+        final ViewDef view;
+        final TreeSet<Long> fine = new TreeSet<>();
+        final TreeSet<Long> coarse = new TreeSet<>();
+
+        Asked(ViewDef view) {
+            this.view = view;
+        }
+
+        void add(Windows.Cover cover) {
+            fine.addAll(cover.fine());
+            coarse.addAll(cover.coarse());
+            if (cover.hasHead()) {
+                fine.add(cover.headStart());
+            }
+        }
+
+        /** The tiles as runs of consecutive starts. */
+        List<OnlineStore.TileRange> ranges() {
+            List<OnlineStore.TileRange> ranges = new ArrayList<>();
+            runs(OnlineStore.Level.FINE, fine, view.tileMillis(), ranges);
+            runs(OnlineStore.Level.COARSE, coarse, view.coarseMillis(), ranges);
+            return ranges;
+        }
+
+        private static void runs(
+                OnlineStore.Level level,
+                TreeSet<Long> starts,
+                long step,
+                List<OnlineStore.TileRange> into) {
+            long from = 0;
+            long to = 0;
+            boolean open = false;
+            for (long s : starts) {
+                if (open && s == to) {
+                    to += step;
+                    continue;
+                }
+                if (open) {
+                    into.add(new OnlineStore.TileRange(level, from, to, step));
+                }
+                from = s;
+                to = s + step;
+                open = true;
+            }
+            if (open) {
+                into.add(new OnlineStore.TileRange(level, from, to, step));
+            }
+        }
     }
 
     /** The store keys of the tiles {@code cover} reads for {@code entity}. */
@@ -126,28 +236,58 @@ public final class FeatureReader {
         return keys;
     }
 
-    /** Fetched tiles of one entity, decoded once each. */
+    /**
+     * The tiles one read found of one (view, entity), decoded once each when first used, read as a
+     * window's tiles: only the tiles that exist are visited.
+     */
     private static final class Fetched implements Windows.TileReader {
-        private final Map<OnlineStore.TileKey, byte[]> payloads;
-        private final String entity;
-        private final Map<OnlineStore.TileKey, Tile> fine = new HashMap<>();
-        private final Map<OnlineStore.TileKey, Map<String, Partial>> coarse = new HashMap<>();
-        ViewDef view;
+        private final OnlineStore.Found found;
+        private final Map<Long, Tile> fine = new HashMap<>();
+        private final Map<Long, Map<String, Partial>> coarse = new HashMap<>();
 
-        Fetched(Map<OnlineStore.TileKey, byte[]> payloads, String entity) {
-            this.payloads = payloads;
-            this.entity = entity;
+        Fetched(OnlineStore.Found found) {
+            this.found = found;
         }
 
         private Tile fineTile(long start) {
-            OnlineStore.TileKey key =
-                    new OnlineStore.TileKey(view.name(), entity, OnlineStore.Level.FINE, start);
             return fine.computeIfAbsent(
-                    key,
-                    k -> {
-                        byte[] p = payloads.get(k);
-                        return p == null ? new Tile(start) : TileCodec.decodeFine(start, p);
+                    start,
+                    s -> {
+                        byte[] p = found.fine().get(s);
+                        return p == null ? new Tile(s) : TileCodec.decodeFine(s, p);
                     });
+        }
+
+        private Map<String, Partial> coarsePartials(long start) {
+            return coarse.computeIfAbsent(
+                    start,
+                    s -> {
+                        byte[] p = found.coarse().get(s);
+                        return p == null ? Map.of() : TileCodec.decodeCoarse(p);
+                    });
+        }
+
+        /**
+         * Whether a tile found shows the entity known at {@code t}: an event in the view's
+         * retention before {@code t}. False proves nothing: the tiles found are only the windows'.
+         */
+        boolean showsPresence(ViewDef view, long t) {
+            long head = Windows.floor(t, view.tileMillis());
+            long from = head - view.ttlMillis();
+            for (long s : found.coarse().subMap(from, true, head, false).keySet()) {
+                Partial p = coarsePartials(s).get(ViewDef.PRESENCE);
+                if (p != null && !p.isEmpty()) {
+                    return true;
+                }
+            }
+            for (long s : found.fine().subMap(from, true, head, true).keySet()) {
+                if (s < head
+                        ? fineTile(s).size() > 0
+                        : !fineTile(s).partial(view.presence(), t).isEmpty()) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override
@@ -157,16 +297,7 @@ public final class FeatureReader {
 
         @Override
         public Partial coarse(long start, FeatureDef feature) {
-            OnlineStore.TileKey key =
-                    new OnlineStore.TileKey(view.name(), entity, OnlineStore.Level.COARSE, start);
-            Map<String, Partial> partials =
-                    coarse.computeIfAbsent(
-                            key,
-                            k -> {
-                                byte[] p = payloads.get(k);
-                                return p == null ? Map.of() : TileCodec.decodeCoarse(p);
-                            });
-            Partial p = partials.get(feature.name());
+            Partial p = coarsePartials(start).get(feature.name());
             // Windows only merge what a reader returns, so the decoded partial can be shared.
             return p == null ? new Partial() : p;
         }
@@ -174,6 +305,16 @@ public final class FeatureReader {
         @Override
         public Partial head(long start, long before, FeatureDef feature) {
             return fineTile(start).partial(feature, before);
+        }
+
+        @Override
+        public Collection<Long> fineStarts(long from, long to, long step) {
+            return found.fine().subMap(from, true, to, false).keySet();
+        }
+
+        @Override
+        public Collection<Long> coarseStarts(long from, long to, long step) {
+            return found.coarse().subMap(from, true, to, false).keySet();
         }
     }
 }

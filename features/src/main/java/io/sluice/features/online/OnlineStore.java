@@ -1,8 +1,12 @@
 package io.sluice.features.online;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 
 /**
  * Where the features job keeps tiles for serving: Redis in production, SQLite embedded. A store
@@ -41,8 +45,55 @@ public interface OnlineStore extends AutoCloseable {
      */
     int write(List<TileWrite> writes) throws IOException;
 
+    /**
+     * A run of tiles of one level: those starting in {@code [from, to)}, multiples of {@code step}.
+     */
+    record TileRange(Level level, long from, long to, long step) {}
+
+    /** The tiles of one (view, entity) a read needs, as runs. */
+    record RangeRead(String view, String entity, List<TileRange> ranges) {}
+
+    /** What one {@link RangeRead} found: payloads by tile start, per level. */
+    record Found(NavigableMap<Long, byte[]> fine, NavigableMap<Long, byte[]> coarse) {
+
+        public Found() {
+            this(new TreeMap<>(), new TreeMap<>());
+        }
+
+        /** The tiles of {@code level}. */
+        public NavigableMap<Long, byte[]> of(Level level) {
+            return level == Level.FINE ? fine : coarse;
+        }
+    }
+
+    /**
+     * The tiles in each read's ranges that exist and have not expired at {@code now}, one {@link
+     * Found} per read, in order. One call costs a bounded number of round trips to the store,
+     * however many reads it carries, and touches one stored object per (view, entity) in Redis: a
+     * reader of many entities and long windows asks for all of them at once.
+     */
+    List<Found> read(List<RangeRead> reads, long now) throws IOException;
+
     /** The payloads of those {@code keys} that exist and have not expired at {@code now}. */
-    Map<TileKey, byte[]> read(List<TileKey> keys, long now) throws IOException;
+    default Map<TileKey, byte[]> readTiles(List<TileKey> keys, long now) throws IOException {
+        List<RangeRead> reads = new ArrayList<>(keys.size());
+        for (TileKey k : keys) {
+            reads.add(
+                    new RangeRead(
+                            k.view(),
+                            k.entity(),
+                            List.of(new TileRange(k.level(), k.start(), k.start() + 1, 1))));
+        }
+        List<Found> found = read(reads, now);
+        Map<TileKey, byte[]> payloads = new HashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            byte[] p = found.get(i).of(keys.get(i).level()).get(keys.get(i).start());
+            if (p != null) {
+                payloads.put(keys.get(i), p);
+            }
+        }
+        return payloads;
+    }
 
     /** Whether any tile of {@code view} is stored, expired or not. */
     boolean hasTiles(String view) throws IOException;

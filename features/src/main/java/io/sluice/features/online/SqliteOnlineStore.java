@@ -10,15 +10,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The embedded online store: one SQLite file in WAL mode (readers never wait for the writer), one
  * row per tile, compare-and-set as an upsert that only replaces an older version, and expiry as a
- * column that reads filter on and writes sweep.
+ * column that reads filter on and writes sweep. A read is one range scan of the primary key per run
+ * of tiles, so it costs what the entity holds, not how long its windows are.
  */
 public final class SqliteOnlineStore implements OnlineStore {
 
@@ -30,12 +28,10 @@ public final class SqliteOnlineStore implements OnlineStore {
                     + " expire_at = excluded.expire_at"
                     + " WHERE excluded.version >= tiles.version";
 
-    private static final String SELECT_MANY =
+    /** A run of one (view, entity, level)'s tiles: a range scan of the primary key. */
+    private static final String SELECT_RANGE =
             "SELECT start, payload FROM tiles WHERE view = ? AND entity = ? AND level = ?"
-                    + " AND expire_at > ? AND start IN (";
-
-    /** SQLite's default limit on host parameters is 32,766; stay far below it. */
-    private static final int MAX_IN = 500;
+                    + " AND start >= ? AND start < ? AND expire_at > ?";
 
     private final Connection connection;
 
@@ -91,44 +87,28 @@ public final class SqliteOnlineStore implements OnlineStore {
     }
 
     @Override
-    public synchronized Map<TileKey, byte[]> read(List<TileKey> keys, long now) throws IOException {
-        Map<TileKey, byte[]> found = new HashMap<>();
-        // One query per (view, entity, level), for all of its tiles.
-        Map<TileKey, List<Long>> groups = new LinkedHashMap<>();
-        for (TileKey key : keys) {
-            groups.computeIfAbsent(
-                            new TileKey(key.view(), key.entity(), key.level(), 0),
-                            k -> new ArrayList<>())
-                    .add(key.start());
-        }
-        try {
-            for (Map.Entry<TileKey, List<Long>> group : groups.entrySet()) {
-                TileKey g = group.getKey();
-                List<Long> starts = group.getValue();
-                for (int from = 0; from < starts.size(); from += MAX_IN) {
-                    List<Long> chunk = starts.subList(from, Math.min(starts.size(), from + MAX_IN));
-                    String sql =
-                            SELECT_MANY
-                                    + String.join(
-                                            ",", java.util.Collections.nCopies(chunk.size(), "?"))
-                                    + ")";
-                    try (PreparedStatement ps = connection.prepareStatement(sql)) {
-                        ps.setString(1, g.view());
-                        ps.setString(2, g.entity());
-                        ps.setInt(3, g.level().ordinal());
-                        ps.setLong(4, now);
-                        for (int i = 0; i < chunk.size(); i++) {
-                            ps.setLong(5 + i, chunk.get(i));
-                        }
-                        try (ResultSet rs = ps.executeQuery()) {
-                            while (rs.next()) {
-                                found.put(
-                                        new TileKey(g.view(), g.entity(), g.level(), rs.getLong(1)),
-                                        rs.getBytes(2));
+    public synchronized List<Found> read(List<RangeRead> reads, long now) throws IOException {
+        List<Found> found = new ArrayList<>(reads.size());
+        try (PreparedStatement ps = connection.prepareStatement(SELECT_RANGE)) {
+            for (RangeRead read : reads) {
+                Found f = new Found();
+                for (TileRange range : read.ranges()) {
+                    ps.setString(1, read.view());
+                    ps.setString(2, read.entity());
+                    ps.setInt(3, range.level().ordinal());
+                    ps.setLong(4, range.from());
+                    ps.setLong(5, range.to());
+                    ps.setLong(6, now);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            long start = rs.getLong(1);
+                            if (Math.floorMod(start - range.from(), range.step()) == 0) {
+                                f.of(range.level()).put(start, rs.getBytes(2));
                             }
                         }
                     }
                 }
+                found.add(f);
             }
             connection.commit();
             return found;

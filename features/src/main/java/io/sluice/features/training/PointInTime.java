@@ -129,14 +129,17 @@ final class PointInTime {
                 current = plan.keys[i];
                 reader = new CachingTileReader(tiles.get(current));
             }
+            boolean known = Windows.present(vp.view, plan.times[i], reader);
             for (int f = 0; f < vp.features.size(); f++) {
                 FeatureValue value =
-                        Windows.value(
-                                vp.features.get(f),
-                                plan.times[i],
-                                vp.view.tileMillis(),
-                                vp.view.coarseMillis(),
-                                reader);
+                        known
+                                ? Windows.value(
+                                        vp.features.get(f),
+                                        plan.times[i],
+                                        vp.view.tileMillis(),
+                                        vp.view.coarseMillis(),
+                                        reader)
+                                : Windows.notFound();
                 int column = vp.columns.get(f);
                 out.values[i][column] = value.value();
                 out.status[i][column] = value.status();

@@ -43,9 +43,14 @@ final class TrainingPlan {
             this.table = table;
         }
 
-        /** The first millisecond any feature of this view reads for a row at {@code t}. */
+        /**
+         * The first millisecond a row at {@code t} reads: the start of its longest window, or of
+         * its view's retention, which says whether the entity is known ({@link Windows#present}).
+         */
         long from(long t) {
-            return Windows.start(features, t, view.tileMillis());
+            List<FeatureDef> read = new ArrayList<>(features);
+            read.add(view.presence());
+            return Windows.start(read, t, view.tileMillis());
         }
     }
 

@@ -264,8 +264,7 @@ class DuplicateCopiesITCase {
                         for (int i = 0; i < view.features().size(); i++) {
                             FeatureDef f = view.features().get(i);
                             FeatureValue want =
-                                    Definition.value(
-                                            f, view.tileMillis(), at, byUser.get(v.entity()));
+                                    Definition.value(view, f, at, byUser.get(v.entity()));
                             SameValue.assertSame(
                                     f.name() + " of " + v.entity() + " at " + at,
                                     want,

@@ -190,7 +190,7 @@ class FeaturesJobRecoveryITCase {
                                                                     Math.floorDiv(e.ts(), tile)
                                                                             * tile))));
             try (OnlineStore store = OnlineStores.open(config.online())) {
-                return !store.read(keys, System.currentTimeMillis()).isEmpty();
+                return !store.readTiles(keys, System.currentTimeMillis()).isEmpty();
             } catch (IOException storeNotReady) {
                 return false;
             }

@@ -7,17 +7,21 @@ import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
+import io.sluice.features.online.OnlineStore.Found;
+import io.sluice.features.online.OnlineStore.RangeRead;
 import io.sluice.testing.TestConfigs;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The read client fetches exactly the tiles that {@link Windows#value} then reads. */
+/**
+ * The read client fetches exactly the tiles that {@link Windows#value} then reads, and the tiles of
+ * the view's retention only for entities those do not show known.
+ */
 class FeatureReaderTest {
 
     private static final long MINUTE = 60_000;
@@ -37,12 +41,13 @@ class FeatureReaderTest {
         List<FeatureReader.FeatureRef> refs = new ArrayList<>();
         view.features().forEach(f -> refs.add(new FeatureReader.FeatureRef(view.name(), f.name())));
         for (long at : new long[] {NOW, NOW - NOW % MINUTE, NOW - 37 * MINUTE - 11}) {
-            List<OnlineStore.TileKey> fetched = new ArrayList<>();
-            try (OnlineStore store = recordingStore(fetched)) {
+            List<List<OnlineStore.RangeRead>> calls = new ArrayList<>();
+            try (OnlineStore store = recordingStore(calls)) {
                 new FeatureReader(store, views, () -> NOW).read(refs, List.of("u1", "u2"), at);
             }
 
             Set<OnlineStore.TileKey> read = new LinkedHashSet<>();
+            Set<OnlineStore.TileKey> retention = new LinkedHashSet<>();
             for (String entity : List.of("u1", "u2")) {
                 for (FeatureDef f : view.features()) {
                     Windows.value(
@@ -52,10 +57,32 @@ class FeatureReaderTest {
                             view.coarseMillis(),
                             recording(view, entity, read));
                 }
+                Windows.present(view, at, recording(view, entity, retention));
             }
-            assertThat(new LinkedHashSet<>(fetched)).as("at=%d", at).isEqualTo(read);
-            assertThat(fetched).doesNotHaveDuplicates();
+            // The store is empty, so the windows' tiles show neither entity known: a second read
+            // asks for their retention's tiles.
+            assertThat(calls).as("at=%d", at).hasSize(2);
+            assertThat(keys(calls.get(0))).as("at=%d", at).isEqualTo(read);
+            assertThat(keys(calls.get(1))).as("at=%d", at).isEqualTo(retention);
         }
+    }
+
+    /** The tiles that range reads name, each once. */
+    private static Set<OnlineStore.TileKey> keys(List<OnlineStore.RangeRead> reads) {
+        Set<OnlineStore.TileKey> keys = new LinkedHashSet<>();
+        for (OnlineStore.RangeRead r : reads) {
+            for (OnlineStore.TileRange range : r.ranges()) {
+                for (long s = range.from(); s < range.to(); s += range.step()) {
+                    assertThat(
+                                    keys.add(
+                                            new OnlineStore.TileKey(
+                                                    r.view(), r.entity(), range.level(), s)))
+                            .as("asked once: %s", s)
+                            .isTrue();
+                }
+            }
+        }
+        return keys;
     }
 
     private static Windows.TileReader recording(
@@ -85,8 +112,8 @@ class FeatureReaderTest {
         };
     }
 
-    /** A real SQLite store that also records the keys each read asks for. */
-    private OnlineStore recordingStore(List<OnlineStore.TileKey> fetched) throws Exception {
+    /** A real SQLite store that also records what each read asks for. */
+    private OnlineStore recordingStore(List<List<RangeRead>> calls) throws Exception {
         OnlineStore real = new SqliteOnlineStore(dir.resolve("online.db"));
         return new OnlineStore() {
             @Override
@@ -95,10 +122,9 @@ class FeatureReaderTest {
             }
 
             @Override
-            public Map<TileKey, byte[]> read(List<TileKey> keys, long now)
-                    throws java.io.IOException {
-                fetched.addAll(keys);
-                return real.read(keys, now);
+            public List<Found> read(List<RangeRead> reads, long now) throws java.io.IOException {
+                calls.add(reads);
+                return real.read(reads, now);
             }
 
             @Override

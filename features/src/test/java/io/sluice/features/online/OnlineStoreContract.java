@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The one contract every online store passes, run against real Redis and a real SQLite file: tiles
  * written are read back as the shared library computes them, compare-and-set never moves a value
- * back, expired tiles are gone, and unknown entities read as empty windows.
+ * back, expired tiles are gone, unknown entities are not found, and a known one's empty windows
+ * read as zeros and nulls.
  */
 abstract class OnlineStoreContract {
 
@@ -90,7 +91,7 @@ abstract class OnlineStoreContract {
         assertThat(store.hasTiles(kept))
                 .as("a view whose name the first one's pattern matches")
                 .isTrue();
-        assertThat(store.read(List.of(writes.get(3).key()), now)).hasSize(1);
+        assertThat(store.readTiles(List.of(writes.get(3).key()), now)).hasSize(1);
     }
 
     @Test
@@ -136,9 +137,13 @@ abstract class OnlineStoreContract {
                         entities.getOrDefault(
                                 v.entity(),
                                 new EntityTiles(view.tileMillis(), view.coarseMillis()));
+                boolean known = Windows.present(view, at, expected);
+                if (!entities.containsKey(v.entity())) {
+                    assertThat(known).as(v.entity() + " is known").isFalse();
+                }
                 for (int i = 0; i < view.features().size(); i++) {
                     FeatureDef f = view.features().get(i);
-                    FeatureValue want = expected.value(f, at);
+                    FeatureValue want = known ? expected.value(f, at) : Windows.notFound();
                     FeatureValue got = v.values().get(i);
                     String what = f.name() + " of " + v.entity() + " at " + at;
                     SameValue.assertSame(what, want, got);
@@ -154,7 +159,10 @@ abstract class OnlineStoreContract {
         Tile small = tile(3);
         assertThat(store.write(List.of(write(key, big)))).isEqualTo(1);
         assertThat(store.write(List.of(write(key, small)))).isZero();
-        assertThat(TileCodec.decodeFine(key.start(), store.read(List.of(key), now).get(key)).size())
+        assertThat(
+                        TileCodec.decodeFine(
+                                        key.start(), store.readTiles(List.of(key), now).get(key))
+                                .size())
                 .isEqualTo(5);
         // The same version again is accepted (a replay of the very same write).
         assertThat(store.write(List.of(write(key, big)))).isEqualTo(1);
@@ -170,11 +178,11 @@ abstract class OnlineStoreContract {
                                 live, 1, TileCodec.encodeFine(tile(1)), now + HOUR),
                         new OnlineStore.TileWrite(
                                 dead, 1, TileCodec.encodeFine(tile(1)), now - 1)));
-        assertThat(store.read(List.of(live, dead), now)).containsOnlyKeys(live);
+        assertThat(store.readTiles(List.of(live, dead), now)).containsOnlyKeys(live);
     }
 
     @Test
-    void unknownEntitiesReadAsEmptyWindowsAndOldTimesAsOutOfRetention() throws Exception {
+    void unknownEntitiesAreNotFoundAndOldTimesOutOfRetention() throws Exception {
         FeatureReader reader = new FeatureReader(store, List.of(view), () -> now);
         List<FeatureReader.FeatureRef> refs =
                 List.of(
@@ -182,8 +190,7 @@ abstract class OnlineStoreContract {
                         FeatureReader.FeatureRef.parse("user_purchases:max_price_24h"));
         List<FeatureValue> values =
                 reader.read(refs, List.of(prefix + "ghost"), now).get(0).values();
-        assertThat(values.get(0)).isEqualTo(new FeatureValue(0L, Status.OK, -1));
-        assertThat(values.get(1)).isEqualTo(new FeatureValue(null, Status.EMPTY_WINDOW, -1));
+        assertThat(values).containsOnly(Windows.notFound());
         long tooOld = now - view.ttlMillis() - 1;
         assertThat(reader.read(refs, List.of(prefix + "ghost"), tooOld).get(0).values())
                 .extracting(FeatureValue::status)
@@ -197,6 +204,116 @@ abstract class OnlineStoreContract {
                                         List.of("x"),
                                         now))
                 .hasMessageContaining("no feature 'nope'");
+    }
+
+    @Test
+    void anEntityIsKnownWhenItHasAnEventInRetentionBeforeTheTimeAsked() throws Exception {
+        long day = 24 * HOUR;
+        Map<String, Long> events =
+                Map.of("quiet", now - 3 * day, "later", now - HOUR, "old", now - 8 * day);
+        List<OnlineStore.TileWrite> writes = new ArrayList<>();
+        events.forEach(
+                (entity, ts) -> {
+                    EntityTiles tiles = new EntityTiles(view.tileMillis(), view.coarseMillis());
+                    tiles.add(new EventEntry(ts, entity, new Object[] {2.5, "toys", "card"}));
+                    writes.addAll(
+                            TileWrites.of(view, prefix + entity, tiles, tiles.tiles().keySet()));
+                });
+        store.write(writes);
+        FeatureReader reader = new FeatureReader(store, List.of(view), () -> now);
+        List<FeatureReader.FeatureRef> refs =
+                List.of(
+                        FeatureReader.FeatureRef.parse("user_purchases:purchases_1h"),
+                        FeatureReader.FeatureRef.parse("user_purchases:max_price_24h"));
+
+        // Known only through its retention: its windows hold nothing, so the reader looks further.
+        assertThat(reader.read(refs, List.of(prefix + "quiet"), now).get(0).values())
+                .containsExactly(
+                        new FeatureValue(0L, Status.OK, -1),
+                        new FeatureValue(null, Status.EMPTY_WINDOW, -1));
+        // Not yet known before its first event, known after it.
+        assertThat(reader.read(refs, List.of(prefix + "later"), now - 2 * HOUR).get(0).values())
+                .containsOnly(Windows.notFound());
+        assertThat(reader.read(refs, List.of(prefix + "later"), now).get(0).values().get(0))
+                .isEqualTo(new FeatureValue(1L, Status.OK, events.get("later")));
+        // Its tile is still stored, but its event left the retention of now: forgotten.
+        assertThat(reader.read(refs, List.of(prefix + "old"), now).get(0).values())
+                .containsOnly(Windows.notFound());
+        assertThat(reader.read(refs, List.of(prefix + "old"), now - 2 * day).get(0).values())
+                .containsExactly(
+                        new FeatureValue(0L, Status.OK, -1),
+                        new FeatureValue(null, Status.EMPTY_WINDOW, -1));
+    }
+
+    @Test
+    void refusesATimeLaterThanNow() {
+        FeatureReader reader = new FeatureReader(store, List.of(view), () -> now);
+        assertThatThrownBy(
+                        () ->
+                                reader.read(
+                                        List.of(
+                                                FeatureReader.FeatureRef.parse(
+                                                        "user_purchases:purchases_1h")),
+                                        List.of("x"),
+                                        now + 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("later than now");
+    }
+
+    @Test
+    void readsRunsOfTilesAndOnlyWhatExists() throws Exception {
+        long t0 = Windows.floor(now, HOUR);
+        List<OnlineStore.TileWrite> writes = new ArrayList<>();
+        for (long s : List.of(t0, t0 + 2 * MINUTE, t0 + 5 * MINUTE)) {
+            writes.add(
+                    new OnlineStore.TileWrite(
+                            new OnlineStore.TileKey(
+                                    view.name(), prefix + "runs", OnlineStore.Level.FINE, s),
+                            1,
+                            new byte[] {(byte) (s / MINUTE)},
+                            now + HOUR));
+        }
+        writes.add(
+                new OnlineStore.TileWrite(
+                        new OnlineStore.TileKey(
+                                view.name(), prefix + "runs", OnlineStore.Level.COARSE, t0),
+                        1,
+                        new byte[] {9},
+                        now + HOUR));
+        store.write(writes);
+        List<OnlineStore.Found> found =
+                store.read(
+                        List.of(
+                                new OnlineStore.RangeRead(
+                                        view.name(),
+                                        prefix + "runs",
+                                        List.of(
+                                                new OnlineStore.TileRange(
+                                                        OnlineStore.Level.FINE,
+                                                        t0 + MINUTE,
+                                                        t0 + 6 * MINUTE,
+                                                        MINUTE),
+                                                new OnlineStore.TileRange(
+                                                        OnlineStore.Level.COARSE,
+                                                        t0 - HOUR,
+                                                        t0 + HOUR,
+                                                        HOUR))),
+                                new OnlineStore.RangeRead(
+                                        view.name(),
+                                        prefix + "nobody",
+                                        List.of(
+                                                new OnlineStore.TileRange(
+                                                        OnlineStore.Level.FINE,
+                                                        t0,
+                                                        t0 + 6 * MINUTE,
+                                                        MINUTE)))),
+                        now);
+        assertThat(found.get(0).fine()).containsOnlyKeys(t0 + 2 * MINUTE, t0 + 5 * MINUTE);
+        assertThat(found.get(0).fine().get(t0 + 5 * MINUTE))
+                .containsExactly((byte) ((t0 + 5 * MINUTE) / MINUTE));
+        assertThat(found.get(0).coarse()).containsOnlyKeys(t0);
+        assertThat(found.get(1).fine()).isEmpty();
+        assertThat(found.get(1).coarse()).isEmpty();
     }
 
     private OnlineStore.TileKey key(String entity, long offset) {

@@ -64,8 +64,43 @@ class RedisOnlineStoreTest extends OnlineStoreContract {
                             return false;
                         }
                     });
-            assertThat(store.read(List.of(write.key()), System.currentTimeMillis()))
+            assertThat(store.readTiles(List.of(write.key()), System.currentTimeMillis()))
                     .containsKey(write.key());
         }
+    }
+
+    @Test
+    void keepsOneHashPerEntityThatSweepsExpiredTilesAndExpiresWithItsLatest() throws Exception {
+        long now = System.currentTimeMillis();
+        String entity = "sweep-" + now;
+        try (RedisOnlineStore store = new RedisOnlineStore(redis.uri());
+                io.lettuce.core.RedisClient client =
+                        io.lettuce.core.RedisClient.create(redis.uri().toString());
+                var redisConnection = client.connect()) {
+            var sync = redisConnection.sync();
+            String hash = new String(RedisOnlineStore.hashKey("v", entity));
+            List<OnlineStore.TileWrite> expired = new java.util.ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                expired.add(write(entity, i, now - 1));
+            }
+            assertThat(store.write(expired)).isEqualTo(300);
+            // Each later write sweeps a few fields: after enough of them, the expired ones are
+            // gone.
+            for (int round = 0; round < 200 && sync.hlen(hash) > 3; round++) {
+                store.write(List.of(write(entity, 100, now + 60_000)));
+            }
+            assertThat(sync.hkeys(hash)).containsExactlyInAnyOrder("f100", "~x", "~c");
+            assertThat(sync.pttl(hash)).isPositive().isLessThanOrEqualTo(60_000);
+            assertThat(sync.keys("sluice:tiles:{v:" + entity + "}*")).hasSize(1);
+        }
+    }
+
+    private static OnlineStore.TileWrite write(String entity, long start, long expireAt) {
+        return new OnlineStore.TileWrite(
+                new OnlineStore.TileKey("v", entity, OnlineStore.Level.FINE, start),
+                1,
+                new byte[100], // over Redis's compact-hash value limit: a real, incrementally
+                // scanned hash
+                expireAt);
     }
 }

@@ -5,6 +5,7 @@ import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
+import io.sluice.features.agg.ViewDef;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,6 +22,22 @@ import java.util.List;
 public final class Definition {
 
     private Definition() {}
+
+    /**
+     * What a reader of {@code view} answers for feature {@code f} of entity e at {@code t}: {@code
+     * NOT_FOUND} when e has no event in the view's retention before {@code t} ({@code floor_s(t) −
+     * ttl ≤ x.ts < t}), else {@link #value(FeatureDef, long, long, List)}.
+     */
+    public static FeatureValue value(ViewDef view, FeatureDef f, long t, List<EventEntry> events) {
+        long from = Math.floorDiv(t, view.tileMillis()) * view.tileMillis() - view.ttlMillis();
+        boolean known = false;
+        for (EventEntry e : events) {
+            known |= e.ts() >= from && e.ts() < t;
+        }
+        return known
+                ? value(f, view.tileMillis(), t, events)
+                : new FeatureValue(null, Status.NOT_FOUND, -1);
+    }
 
     /** {@code value(f, e, t)} over {@code events}, the accepted events of entity e. */
     public static FeatureValue value(FeatureDef f, long tile, long t, List<EventEntry> events) {

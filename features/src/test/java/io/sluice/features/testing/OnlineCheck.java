@@ -61,7 +61,7 @@ public final class OnlineCheck {
                         List<EventEntry> events = expected.getOrDefault(v.entity(), List.of());
                         for (int i = 0; i < view.features().size(); i++) {
                             FeatureDef f = view.features().get(i);
-                            FeatureValue want = Definition.value(f, view.tileMillis(), at, events);
+                            FeatureValue want = Definition.value(view, f, at, events);
                             FeatureValue got = v.values().get(i);
                             String what =
                                     view.name()

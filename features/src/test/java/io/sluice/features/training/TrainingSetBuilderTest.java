@@ -173,8 +173,7 @@ class TrainingSetBuilderTest {
                 for (FeatureRef ref : refs) {
                     FeatureDef f = def.feature(ref.feature());
                     FeatureValue expected =
-                            Definition.value(
-                                    f, def.tileMillis(), t, events.getOrDefault(entity, List.of()));
+                            Definition.value(def, f, t, events.getOrDefault(entity, List.of()));
                     String column = ref.view() + "__" + ref.feature();
                     String what = column + " of " + entity + " at " + t;
                     assertThat(row.get(column + "__status"))
@@ -327,8 +326,8 @@ class TrainingSetBuilderTest {
             for (int i = 0; i < 2; i++) {
                 Object want =
                         Definition.value(
+                                        def,
                                         def.feature("purchases_1h"),
-                                        def.tileMillis(),
                                         event.ts() + i,
                                         events.get(entity))
                                 .value();
