@@ -60,6 +60,11 @@ abstract class OnlineStoreContract {
                         config.table("purchases").orElseThrow());
     }
 
+    /** The view the contract writes: the shop config's {@code user_purchases}. */
+    ViewDef view() {
+        return view;
+    }
+
     @AfterEach
     void closeStore() throws Exception {
         store.close();
