@@ -1,0 +1,466 @@
+package io.sluice.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.config.SluiceConfig;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.SqliteOnlineStore;
+import io.sluice.serving.Catalog;
+import io.sluice.serving.FeatureServer;
+import io.sluice.serving.Limits;
+import java.io.IOException;
+import java.io.Reader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import picocli.CommandLine;
+
+/**
+ * The feature server's Kubernetes objects in {@code deploy/k8s}, checked as YAML. Kubernetes itself
+ * cannot run here (no cluster, and kustomize is not part of the build), so each overlay is built
+ * the way kustomize builds it for the few features these manifests use (resources, JSON 6902
+ * patches with add and replace, the config map generator); a kustomization using anything else
+ * fails the test rather than being misread. The objects are then checked against each other, the
+ * Dockerfile, the CLI and the server itself: the Deployment's command parses as {@code sluice
+ * serve} with the port the container, probes and Service use; its class path is what the Dockerfile
+ * copies; the config is the generated ConfigMap mounted where the jobs mount it; the Redis is the
+ * features job's; and the probe and metrics paths are answered by a real {@link FeatureServer}, the
+ * readiness one with 503 while the store fails and the liveness one not.
+ */
+class DeployManifestsTest {
+
+    private static final Path K8S = Path.of("..", "deploy", "k8s");
+    private static final Path DOCKERFILE = Path.of("..", "deploy", "Dockerfile");
+    private static final String SERVE = "sluice-serve";
+    private static final Set<String> KUSTOMIZATION_KEYS =
+            Set.of(
+                    "apiVersion",
+                    "kind",
+                    "namespace",
+                    "resources",
+                    "patches",
+                    // Image names and tags only; the image is not what this test checks.
+                    "images",
+                    "configMapGenerator",
+                    "generatorOptions");
+
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "production"})
+    void deploymentServiceAndAutoscalerFitTogether(String overlay) throws IOException {
+        Built built = build(K8S.resolve("overlays").resolve(overlay));
+        assertThat(built.objects().stream().map(o -> o.path("kind").asText()))
+                .as("kinds in %s", overlay)
+                .contains("Deployment", "Service", "HorizontalPodAutoscaler");
+        ObjectNode deployment = built.one("Deployment", SERVE);
+        ObjectNode service = built.one("Service", SERVE);
+        ObjectNode hpa = built.one("HorizontalPodAutoscaler", SERVE);
+        assertThat(deployment.path("apiVersion").asText()).isEqualTo("apps/v1");
+        assertThat(hpa.path("apiVersion").asText()).isEqualTo("autoscaling/v2");
+
+        JsonNode pod = deployment.at("/spec/template");
+        JsonNode container = onlyContainer(deployment);
+        ServeCommand serve = serveCommand(container);
+        int containerPort = containerPort(container, "http");
+        assertThat(serve.port).as("--port").isEqualTo(containerPort);
+
+        // The Service sends its port to the server's pods and port.
+        JsonNode selector = service.at("/spec/selector");
+        assertThat(selector.size()).isPositive();
+        selector.fields()
+                .forEachRemaining(
+                        e ->
+                                assertThat(pod.at("/metadata/labels").path(e.getKey()).asText())
+                                        .as("pod label %s", e.getKey())
+                                        .isEqualTo(e.getValue().asText()));
+        assertThat(deployment.at("/spec/selector/matchLabels")).isEqualTo(selector);
+        JsonNode servicePort = service.at("/spec/ports/0");
+        assertThat(service.at("/spec/ports").size()).isEqualTo(1);
+        assertThat(resolvePort(container, servicePort.path("targetPort"))).isEqualTo(containerPort);
+        assertThat(servicePort.path("port").asInt()).isEqualTo(6566);
+
+        // The autoscaler scales this Deployment on CPU, which needs CPU requests.
+        assertThat(hpa.at("/spec/scaleTargetRef"))
+                .isEqualTo(
+                        json.createObjectNode()
+                                .put("apiVersion", "apps/v1")
+                                .put("kind", "Deployment")
+                                .put("name", SERVE));
+        JsonNode metric = hpa.at("/spec/metrics/0");
+        assertThat(hpa.at("/spec/metrics").size()).isEqualTo(1);
+        assertThat(metric.path("type").asText()).isEqualTo("Resource");
+        assertThat(metric.at("/resource/name").asText()).isEqualTo("cpu");
+        assertThat(metric.at("/resource/target/type").asText()).isEqualTo("Utilization");
+        assertThat(metric.at("/resource/target/averageUtilization").asInt()).isBetween(1, 100);
+        int min = hpa.at("/spec/minReplicas").asInt();
+        int max = hpa.at("/spec/maxReplicas").asInt();
+        assertThat(min).isPositive();
+        assertThat(max).isGreaterThan(min);
+        assertThat(deployment.at("/spec/replicas").asInt()).isBetween(min, max);
+        for (String kind : List.of("requests", "limits")) {
+            for (String resource : List.of("cpu", "memory")) {
+                assertThat(container.at("/resources/" + kind + "/" + resource).asText())
+                        .as("%s %s", kind, resource)
+                        .isNotEmpty();
+            }
+        }
+
+        // sluice.yaml comes from the generated ConfigMap, mounted where the jobs mount it.
+        String mountPath = configMountPath(pod, container, built);
+        assertThat(serve.config.path.getParent().toString()).isEqualTo(mountPath);
+        assertThat(built.configMapFiles()).contains(serve.config.path.getFileName().toString());
+        ObjectNode features = built.one("FlinkDeployment", "sluice-features");
+        JsonNode jobContainer = features.at("/spec/podTemplate/spec/containers/0");
+        assertThat(configMountPath(features.at("/spec/podTemplate"), jobContainer, built))
+                .isEqualTo(mountPath);
+
+        // The server reads the Redis the features job writes.
+        assertThat(serve.online).as("--online").isNotNull();
+        List<String> jobArgs = texts(features.at("/spec/job/args"));
+        assertThat(serve.online.toString()).isEqualTo(jobArgs.get(jobArgs.indexOf("--online") + 1));
+
+        // The class path is what the Dockerfile puts in the image, away from Flink's own.
+        List<String> command = texts(container.path("command"));
+        assertThat(command.get(0)).isEqualTo("java");
+        String classPath = command.get(command.indexOf("-cp") + 1);
+        List<String> copied = dockerfileCopyDestinations();
+        for (String entry : classPath.split(":")) {
+            String inImage = entry.endsWith("/*") ? entry.substring(0, entry.length() - 1) : entry;
+            assertThat(copied).as("class path entry %s", entry).contains(inImage);
+            if (entry.endsWith("/*")) {
+                assertThat(inImage)
+                        .doesNotStartWith("/opt/flink/")
+                        .doesNotStartWith(mountPath + "/");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "production"})
+    void probesAndMetricsAreTheServersEndpoints(String overlay, @TempDir Path dir)
+            throws Exception {
+        Built built = build(K8S.resolve("overlays").resolve(overlay));
+        ObjectNode deployment = built.one("Deployment", SERVE);
+        JsonNode container = onlyContainer(deployment);
+        int port = containerPort(container, "http");
+        JsonNode annotations = deployment.at("/spec/template/metadata/annotations");
+        assertThat(annotations.path("prometheus.io/port").asText()).isEqualTo(String.valueOf(port));
+        for (String probe : List.of("readinessProbe", "livenessProbe", "startupProbe")) {
+            assertThat(resolvePort(container, container.at("/" + probe + "/httpGet/port")))
+                    .as(probe)
+                    .isEqualTo(port);
+        }
+        String ready = container.at("/readinessProbe/httpGet/path").asText();
+        String live = container.at("/livenessProbe/httpGet/path").asText();
+        String startup = container.at("/startupProbe/httpGet/path").asText();
+        String metrics = annotations.path("prometheus.io/path").asText();
+
+        SluiceConfig config = SluiceConfig.load(Path.of("..", "sluice.yaml"));
+        Limits limits = new Limits(1000, 200, 1 << 20, 30);
+        try (FailingStore store = new FailingStore(new SqliteOnlineStore(dir.resolve("o.db")));
+                FeatureServer server =
+                        FeatureServer.start(Catalog.of(config), store, limits, "127.0.0.1", 0)) {
+            URI base = URI.create("http://127.0.0.1:" + server.port());
+            for (String path : List.of(ready, live, startup, metrics)) {
+                assertThat(status(base, path)).as("GET %s", path).isEqualTo(200);
+            }
+            store.failing = true;
+            assertThat(status(base, ready)).as("readiness while the store fails").isEqualTo(503);
+            assertThat(status(base, live)).as("liveness while the store fails").isEqualTo(200);
+            assertThat(status(base, startup)).as("startup while the store fails").isEqualTo(200);
+        }
+    }
+
+    @Test
+    void productionRunsMoreServersThanLocal() throws IOException {
+        Built base = build(K8S.resolve("base"));
+        Built local = build(K8S.resolve("overlays").resolve("local"));
+        Built production = build(K8S.resolve("overlays").resolve("production"));
+        for (Built b : List.of(base, production)) {
+            assertThat(b.one("Deployment", SERVE).at("/spec/replicas").asInt()).isGreaterThan(1);
+            assertThat(b.one("HorizontalPodAutoscaler", SERVE).at("/spec/minReplicas").asInt())
+                    .isGreaterThan(1);
+        }
+        for (String field : List.of("minReplicas", "maxReplicas")) {
+            assertThat(
+                            production
+                                    .one("HorizontalPodAutoscaler", SERVE)
+                                    .at("/spec/" + field)
+                                    .asInt())
+                    .as(field)
+                    .isGreaterThan(
+                            local.one("HorizontalPodAutoscaler", SERVE)
+                                    .at("/spec/" + field)
+                                    .asInt());
+        }
+        assertThat(production.one("Deployment", SERVE).at("/spec/replicas").asInt())
+                .isGreaterThan(local.one("Deployment", SERVE).at("/spec/replicas").asInt());
+    }
+
+    // ---- the manifests, built as kustomize would for the features they use
+
+    /** An overlay's or the base's objects, and the file names of its generated ConfigMap. */
+    private record Built(List<ObjectNode> objects, Map<String, List<String>> configMaps) {
+
+        ObjectNode one(String kind, String name) {
+            List<ObjectNode> found =
+                    objects.stream()
+                            .filter(o -> o.path("kind").asText().equals(kind))
+                            .filter(o -> o.at("/metadata/name").asText().equals(name))
+                            .toList();
+            assertThat(found).as("%s %s", kind, name).hasSize(1);
+            return found.get(0);
+        }
+
+        List<String> configMapFiles() {
+            return configMaps.values().stream().flatMap(List::stream).toList();
+        }
+    }
+
+    private Built build(Path dir) throws IOException {
+        ObjectNode k = (ObjectNode) yaml(dir.resolve("kustomization.yaml")).get(0);
+        assertThat(k.fieldNames())
+                .toIterable()
+                .as("kustomization features this test understands, in %s", dir)
+                .isSubsetOf(KUSTOMIZATION_KEYS);
+        List<ObjectNode> objects = new ArrayList<>();
+        Map<String, List<String>> configMaps = new HashMap<>();
+        for (String resource : texts(k.path("resources"))) {
+            Path path = dir.resolve(resource).normalize();
+            if (Files.isDirectory(path)) {
+                Built base = build(path);
+                objects.addAll(base.objects());
+                configMaps.putAll(base.configMaps());
+            } else {
+                for (JsonNode doc : yaml(path)) {
+                    objects.add((ObjectNode) doc);
+                }
+            }
+        }
+        for (JsonNode generator : k.path("configMapGenerator")) {
+            configMaps.put(
+                    generator.path("name").asText(),
+                    texts(generator.path("files")).stream()
+                            .map(f -> f.contains("=") ? f.substring(0, f.indexOf('=')) : f)
+                            .map(f -> Path.of(f).getFileName().toString())
+                            .toList());
+        }
+        for (JsonNode patch : k.path("patches")) {
+            String kind = patch.at("/target/kind").asText();
+            String name = patch.at("/target/name").asText(null);
+            List<ObjectNode> targets =
+                    objects.stream()
+                            .filter(o -> o.path("kind").asText().equals(kind))
+                            .filter(
+                                    o ->
+                                            name == null
+                                                    || o.at("/metadata/name").asText().equals(name))
+                            .toList();
+            assertThat(targets)
+                    .as("objects the patch of %s %s applies to", kind, name)
+                    .isNotEmpty();
+            for (JsonNode op : parseYaml(patch.path("patch").asText()).get(0)) {
+                for (ObjectNode target : targets) {
+                    apply(target, op);
+                }
+            }
+        }
+        return new Built(objects, configMaps);
+    }
+
+    /** One JSON 6902 operation, add or replace, as kustomize applies it. */
+    private static void apply(ObjectNode target, JsonNode op) {
+        String kind = op.path("op").asText();
+        assertThat(kind).as("patch operation").isIn("add", "replace");
+        String[] path =
+                Arrays.stream(op.path("path").asText().substring(1).split("/", -1))
+                        .map(s -> s.replace("~1", "/").replace("~0", "~"))
+                        .toArray(String[]::new);
+        JsonNode parent = target;
+        for (int i = 0; i < path.length - 1; i++) {
+            parent =
+                    parent.isArray()
+                            ? parent.path(Integer.parseInt(path[i]))
+                            : parent.path(path[i]);
+            assertThat(parent.isContainerNode())
+                    .as("%s of %s", op.path("path").asText(), target.at("/metadata/name"))
+                    .isTrue();
+        }
+        String last = path[path.length - 1];
+        JsonNode value = op.path("value");
+        if (parent instanceof ObjectNode object) {
+            if (kind.equals("replace")) {
+                assertThat(object.has(last)).as("replaced %s", op.path("path").asText()).isTrue();
+            }
+            object.set(last, value);
+        } else {
+            ArrayNode array = (ArrayNode) parent;
+            if (kind.equals("add") && last.equals("-")) {
+                array.add(value);
+            } else if (kind.equals("add")) {
+                array.insert(Integer.parseInt(last), value);
+            } else {
+                assertThat(Integer.parseInt(last)).isLessThan(array.size());
+                array.set(Integer.parseInt(last), value);
+            }
+        }
+    }
+
+    private List<JsonNode> yaml(Path file) throws IOException {
+        try (Reader in = Files.newBufferedReader(file)) {
+            List<JsonNode> docs = new ArrayList<>();
+            for (Object doc : new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(in)) {
+                if (doc != null) {
+                    docs.add(json.valueToTree(doc));
+                }
+            }
+            return docs;
+        }
+    }
+
+    private List<JsonNode> parseYaml(String text) {
+        List<JsonNode> docs = new ArrayList<>();
+        new Yaml(new SafeConstructor(new LoaderOptions()))
+                .loadAll(text)
+                .forEach(doc -> docs.add(json.valueToTree(doc)));
+        return docs;
+    }
+
+    // ---- reading the objects
+
+    private static JsonNode onlyContainer(ObjectNode deployment) {
+        JsonNode containers = deployment.at("/spec/template/spec/containers");
+        assertThat(containers.size()).isEqualTo(1);
+        return containers.get(0);
+    }
+
+    /** The container's command, from the main class on, parsed by the real CLI. */
+    private static ServeCommand serveCommand(JsonNode container) {
+        List<String> command = texts(container.path("command"));
+        int main = command.indexOf(Main.class.getName());
+        assertThat(main).as("%s in %s", Main.class.getName(), command).isPositive();
+        List<String> args = new ArrayList<>(command.subList(main + 1, command.size()));
+        args.addAll(texts(container.path("args")));
+        CommandLine.ParseResult parsed =
+                new CommandLine(new Main()).parseArgs(args.toArray(String[]::new));
+        assertThat(parsed.subcommand()).as("a subcommand in %s", args).isNotNull();
+        return (ServeCommand) parsed.subcommand().commandSpec().userObject();
+    }
+
+    private static int containerPort(JsonNode container, String name) {
+        for (JsonNode port : container.path("ports")) {
+            if (port.path("name").asText().equals(name)) {
+                return port.path("containerPort").asInt();
+            }
+        }
+        throw new AssertionError("no container port named " + name);
+    }
+
+    /** A port given by name or number, as a number of the container. */
+    private static int resolvePort(JsonNode container, JsonNode port) {
+        return port.isNumber() ? port.asInt() : containerPort(container, port.asText());
+    }
+
+    /** Where the pod mounts the generated config map into this container. */
+    private static String configMountPath(JsonNode pod, JsonNode container, Built built) {
+        List<String> volumes = new ArrayList<>();
+        for (JsonNode volume : pod.at("/spec/volumes")) {
+            if (built.configMaps().containsKey(volume.at("/configMap/name").asText())) {
+                volumes.add(volume.path("name").asText());
+            }
+        }
+        List<String> paths = new ArrayList<>();
+        for (JsonNode mount : container.path("volumeMounts")) {
+            if (volumes.contains(mount.path("name").asText())) {
+                paths.add(mount.path("mountPath").asText());
+            }
+        }
+        assertThat(paths).as("mounts of the generated config map").hasSize(1);
+        return paths.get(0);
+    }
+
+    /** The last argument of every COPY in the Dockerfile: paths in the image. */
+    private static List<String> dockerfileCopyDestinations() throws IOException {
+        return Files.readAllLines(DOCKERFILE).stream()
+                .filter(line -> line.startsWith("COPY "))
+                .map(line -> line.substring(line.lastIndexOf(' ') + 1))
+                .collect(Collectors.toList());
+    }
+
+    private static List<String> texts(JsonNode array) {
+        return StreamSupport.stream(array.spliterator(), false).map(JsonNode::asText).toList();
+    }
+
+    private int status(URI base, String path) throws IOException, InterruptedException {
+        return http.send(
+                        HttpRequest.newBuilder(base.resolve(path))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding())
+                .statusCode();
+    }
+
+    /** A real store whose reads can be made to fail, as Redis's do while it is down. */
+    private static final class FailingStore implements OnlineStore {
+        private final OnlineStore store;
+        volatile boolean failing;
+
+        FailingStore(OnlineStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public int write(List<TileWrite> writes) throws IOException {
+            return store.write(writes);
+        }
+
+        @Override
+        public Map<TileKey, byte[]> read(List<TileKey> keys, long now) throws IOException {
+            if (failing) {
+                throw new IOException("the store is down (DeployManifestsTest)");
+            }
+            return store.read(keys, now);
+        }
+
+        @Override
+        public boolean hasTiles(String view) throws IOException {
+            return store.hasTiles(view);
+        }
+
+        @Override
+        public long clear(String view) throws IOException {
+            return store.clear(view);
+        }
+
+        @Override
+        public void close() throws IOException {
+            store.close();
+        }
+    }
+}
