@@ -42,13 +42,16 @@ import picocli.CommandLine;
  * The feature server's Kubernetes objects in {@code deploy/k8s}, checked as YAML. Kubernetes itself
  * cannot run here (no cluster, and kustomize is not part of the build), so each overlay is built
  * the way kustomize builds it for the few features these manifests use (resources, JSON 6902
- * patches with add and replace, the config map generator); a kustomization using anything else
- * fails the test rather than being misread. The objects are then checked against each other, the
- * Dockerfile, the CLI and the server itself: the Deployment's command parses as {@code sluice
- * serve} with the port the container, probes and Service use; its class path is what the Dockerfile
- * copies; the config is the generated ConfigMap mounted where the jobs mount it; the Redis is the
- * features job's; and the probe and metrics paths are answered by a real {@link FeatureServer}, the
- * readiness one with 503 while the store fails and the liveness one not.
+ * patches with add and replace, the config map generator, image tags, and configurations naming
+ * FlinkDeployment's fields); a kustomization using anything else fails the test rather than being
+ * misread. The objects are then checked against each other, the Dockerfile, the CLI and the server
+ * itself: the Deployment's command parses as {@code sluice serve} with the port the container,
+ * probes and Service use; its class path is what the Dockerfile copies; the config is the generated
+ * ConfigMap mounted where the jobs mount it; the Redis is the features job's; and the probe and
+ * metrics paths are answered by a real {@link FeatureServer}, the readiness one with 503 while the
+ * store fails and the liveness one not. In both overlays the jobs run the server's image, and every
+ * object mounting the generated ConfigMap is one whose reference kustomize renames to the generated
+ * name.
  */
 class DeployManifestsTest {
 
@@ -62,10 +65,14 @@ class DeployManifestsTest {
                     "namespace",
                     "resources",
                     "patches",
-                    // Image names and tags only; the image is not what this test checks.
                     "images",
                     "configMapGenerator",
-                    "generatorOptions");
+                    "generatorOptions",
+                    "configurations");
+
+    /** Kinds whose references to a ConfigMap kustomize knows without being told. */
+    private static final Set<String> BUILT_IN_KINDS =
+            Set.of("Pod", "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob");
 
     private final ObjectMapper json = new ObjectMapper();
     private final HttpClient http =
@@ -197,6 +204,52 @@ class DeployManifestsTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "production"})
+    void theServerRunsTheJobsImage(String overlay) throws IOException {
+        Built built = build(K8S.resolve("overlays").resolve(overlay));
+        String image = onlyContainer(built.one("Deployment", SERVE)).path("image").asText();
+        List<ObjectNode> jobs = built.all("FlinkDeployment");
+        assertThat(jobs).hasSize(3);
+        for (ObjectNode job : jobs) {
+            assertThat(job.at("/spec/image").asText())
+                    .as("image of %s", job.at("/metadata/name").asText())
+                    .isEqualTo(image);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "production"})
+    void everyMountOfTheConfigGetsTheGeneratedName(String overlay) throws IOException {
+        // The generated ConfigMap is called sluice-config-<hash>: kustomize must rewrite every
+        // reference to it, which it does only for kinds it knows or fields it is told about.
+        Built built = build(K8S.resolve("overlays").resolve(overlay));
+        for (ObjectNode o : built.objects()) {
+            if (!o.toString().contains("\"configMap\"")) {
+                continue;
+            }
+            String kind = o.path("kind").asText();
+            List<String> renamed = new ArrayList<>();
+            for (JsonNode config : built.configurations()) {
+                for (JsonNode ref : config.path("nameReference")) {
+                    if (!ref.path("kind").asText().equals("ConfigMap")) {
+                        continue;
+                    }
+                    for (JsonNode spec : ref.path("fieldSpecs")) {
+                        if (spec.path("kind").asText().equals(kind)) {
+                            collect(o, spec.path("path").asText().split("/"), 0, renamed);
+                        }
+                    }
+                }
+            }
+            assertThat(BUILT_IN_KINDS.contains(kind) || renamed.contains("sluice-config"))
+                    .as(
+                            "%s %s mounts sluice-config where kustomize renames it",
+                            kind, o.at("/metadata/name").asText())
+                    .isTrue();
+        }
+    }
+
     @Test
     void productionRunsMoreServersThanLocal() throws IOException {
         Built base = build(K8S.resolve("base"));
@@ -226,7 +279,14 @@ class DeployManifestsTest {
     // ---- the manifests, built as kustomize would for the features they use
 
     /** An overlay's or the base's objects, and the file names of its generated ConfigMap. */
-    private record Built(List<ObjectNode> objects, Map<String, List<String>> configMaps) {
+    private record Built(
+            List<ObjectNode> objects,
+            Map<String, List<String>> configMaps,
+            List<JsonNode> configurations) {
+
+        List<ObjectNode> all(String kind) {
+            return objects.stream().filter(o -> o.path("kind").asText().equals(kind)).toList();
+        }
 
         ObjectNode one(String kind, String name) {
             List<ObjectNode> found =
@@ -251,12 +311,17 @@ class DeployManifestsTest {
                 .isSubsetOf(KUSTOMIZATION_KEYS);
         List<ObjectNode> objects = new ArrayList<>();
         Map<String, List<String>> configMaps = new HashMap<>();
+        List<JsonNode> configurations = new ArrayList<>();
+        for (String file : texts(k.path("configurations"))) {
+            configurations.addAll(yaml(dir.resolve(file)));
+        }
         for (String resource : texts(k.path("resources"))) {
             Path path = dir.resolve(resource).normalize();
             if (Files.isDirectory(path)) {
                 Built base = build(path);
                 objects.addAll(base.objects());
                 configMaps.putAll(base.configMaps());
+                configurations.addAll(base.configurations());
             } else {
                 for (JsonNode doc : yaml(path)) {
                     objects.add((ObjectNode) doc);
@@ -291,7 +356,66 @@ class DeployManifestsTest {
                 }
             }
         }
-        return new Built(objects, configMaps);
+        for (JsonNode image : k.path("images")) {
+            setImages(objects, configurations, image);
+        }
+        return new Built(objects, configMaps, configurations);
+    }
+
+    /**
+     * An {@code images} entry: a new name or tag for every image of that name, in containers and in
+     * the fields the configurations name.
+     */
+    private static void setImages(
+            List<ObjectNode> objects, List<JsonNode> configurations, JsonNode image) {
+        String name = image.path("name").asText();
+        for (ObjectNode o : objects) {
+            List<String[]> paths = new ArrayList<>();
+            paths.add("spec/template/spec/containers/image".split("/"));
+            paths.add("spec/containers/image".split("/"));
+            for (JsonNode config : configurations) {
+                for (JsonNode spec : config.path("images")) {
+                    if (spec.path("kind").asText().equals(o.path("kind").asText())) {
+                        paths.add(spec.path("path").asText().split("/"));
+                    }
+                }
+            }
+            for (String[] path : paths) {
+                setImage(o, path, 0, image, name);
+            }
+        }
+    }
+
+    private static void setImage(JsonNode node, String[] path, int i, JsonNode image, String name) {
+        if (node.isArray()) {
+            node.forEach(element -> setImage(element, path, i, image, name));
+        } else if (i == path.length - 1 && node instanceof ObjectNode object) {
+            String current = object.path(path[i]).asText("");
+            int tag = current.lastIndexOf(':');
+            String currentName =
+                    tag > current.lastIndexOf('/') ? current.substring(0, tag) : current;
+            if (currentName.equals(name)) {
+                String newName = image.path("newName").asText(currentName);
+                String newTag =
+                        image.has("newTag")
+                                ? ":" + image.path("newTag").asText()
+                                : current.substring(currentName.length());
+                object.put(path[i], newName + newTag);
+            }
+        } else if (node.has(path[i])) {
+            setImage(node.get(path[i]), path, i + 1, image, name);
+        }
+    }
+
+    /** The values at a kustomize field path, walking into every element of the arrays on it. */
+    private static void collect(JsonNode node, String[] path, int i, List<String> values) {
+        if (node.isArray()) {
+            node.forEach(element -> collect(element, path, i, values));
+        } else if (i == path.length) {
+            values.add(node.asText());
+        } else if (node.has(path[i])) {
+            collect(node.get(path[i]), path, i + 1, values);
+        }
     }
 
     /** One JSON 6902 operation, add or replace, as kustomize applies it. */
