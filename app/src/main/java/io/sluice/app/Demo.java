@@ -42,8 +42,9 @@ import org.apache.flink.util.FileUtils;
 
 /**
  * The whole pipeline on one machine: an in-process Kafka broker, the generator, and the jobs on a
- * Flink MiniCluster, laid out under one data directory as production would be. It ends by checking
- * what landed against what was generated.
+ * Flink MiniCluster, laid out under one data directory as production would be. It checks what
+ * landed against what was generated, and ends by serving the online store over HTTP and comparing
+ * one request's answer with the training set.
  */
 final class Demo {
 
@@ -92,8 +93,10 @@ final class Demo {
         long begin = System.nanoTime();
         prepareDirectory();
         Path checkpoints = Files.createTempDirectory("sluice-demo-checkpoints-");
+        boolean verified;
+        SluiceConfig config;
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
-            SluiceConfig config = ReferenceConfig.writeInto(dir, kafka.bootstrapServers());
+            config = ReferenceConfig.writeInto(dir, kafka.bootstrapServers());
             createTopics(kafka, config);
             GeneratorStats generated = stage("generate", () -> generate(config));
             stage("ingest", () -> ingest(config, checkpoints));
@@ -101,9 +104,11 @@ final class Demo {
             stage("features", () -> features(config, checkpoints));
             stage("check", () -> check(config));
             stage("training-set", () -> trainingSet(config));
-            stage("verify", () -> verify(config, generated));
+            verified = stage("verify", () -> verify(config, generated));
         }
         FileUtils.deleteFileOrDirectory(checkpoints.toFile());
+        boolean served = stage("serve", () -> serve(config));
+        summary.put("ok", verified && served);
         elapsed.put("total", seconds(begin));
         summary.put("elapsed_seconds", elapsed);
         Files.writeString(
@@ -270,7 +275,8 @@ final class Demo {
         return null;
     }
 
-    private Void verify(SluiceConfig config, GeneratorStats generated) throws IOException {
+    /** Checks what landed against what was generated; returns whether every count holds. */
+    private boolean verify(SluiceConfig config, GeneratorStats generated) throws IOException {
         long rows = 0;
         long misplaced = 0;
         long complete = 0;
@@ -320,7 +326,6 @@ final class Demo {
                         && summary.get("consistency_mismatches").equals(0L)
                         && (long) summary.get("consistency_checked") >= 1_000
                         && summary.get("training_set_rows").equals((long) SPINE_ROWS);
-        summary.put("ok", ok);
         out.printf(
                 "verify: raw rows %,d (valid generated %,d), dead letters %,d (invalid generated"
                         + " %,d), %d/%d hours complete, %d rows outside their hour, warehouse"
@@ -335,7 +340,17 @@ final class Demo {
                 warehouseRows,
                 warehouseHours,
                 ok ? "OK" : "MISMATCH");
-        return null;
+        return ok;
+    }
+
+    /**
+     * Serves the online store over HTTP and compares one request's answer with the training set row
+     * at the same entity and time; returns whether every value matched.
+     */
+    private boolean serve(SluiceConfig config) throws Exception {
+        var report = new DemoHttpCheck(config, out).run(dir.resolve("training_set.parquet"));
+        summary.put("http_check", report);
+        return report.path("ok").asBoolean(false);
     }
 
     private interface Stage<T> {

@@ -58,7 +58,9 @@ class DemoITCase {
                         "features:",
                         "check:",
                         "training-set:",
-                        "verify:");
+                        "verify:",
+                        "serve: POST /get-online-features",
+                        "serve: feature server stopped");
         JsonNode json = new ObjectMapper().readTree(dir.resolve("summary.json").toFile());
         for (String field :
                 List.of(
@@ -78,6 +80,10 @@ class DemoITCase {
         assertThat(json.get("events_generated").asLong()).isEqualTo(3_000);
         assertThat(json.get("training_set_rows").asLong()).isEqualTo(1_000);
         assertThat(dir.resolve("training_set.parquet")).isRegularFile();
+
+        // It served the online store over HTTP and the answer equals the training set's row.
+        assertThat(httpAnswerEqualsTrainingSetRow(json.get("http_check")))
+                .isGreaterThanOrEqualTo(5);
 
         // The written config is the one it ran with, and finds the data it wrote.
         SluiceConfig config = SluiceConfig.load(dir.resolve("sluice.yaml"));
@@ -133,6 +139,61 @@ class DemoITCase {
             assertThat(st.executeUpdate("DELETE FROM tiles WHERE level = 1")).isPositive();
         }
         assertThat(Main.run("check", "--config", configFile, "--samples", "20")).isEqualTo(1);
+    }
+
+    /**
+     * The demo's HTTP check matched, and the values it reports the server answered are, read back
+     * independently by DuckDB, the training set's at the request's entity and time.
+     */
+    private int httpAnswerEqualsTrainingSetRow(JsonNode check) throws Exception {
+        assertThat(check.get("ok").asBoolean()).as(check.toString()).isTrue();
+        assertThat(check.get("http_status").asInt()).isEqualTo(200);
+        assertThat(check.get("mismatches").asInt()).isZero();
+        JsonNode request = check.get("request");
+        assertThat(request.get("full_feature_names").asBoolean()).isTrue();
+        List<String> features = new ArrayList<>();
+        request.get("features").forEach(f -> features.add(f.asText()));
+        assertThat(check.get("compared").asInt()).isEqualTo(features.size());
+        assertThat(features.stream().map(f -> f.substring(0, f.indexOf(':'))).distinct())
+                .hasSize(1);
+        String entity = request.get("entities").get("user_id").get(0).asText();
+        String at = request.get("at").asText();
+        assertThat(Instant.parse(at)).isBefore(Instant.now());
+        List<Map<String, Object>> rows;
+        try (DuckDb duck = new DuckDb()) {
+            rows =
+                    duck.rows(
+                            "select * from read_parquet('"
+                                    + dir.resolve("training_set.parquet")
+                                    + "') where user_id = '"
+                                    + entity
+                                    + "' and event_timestamp = '"
+                                    + at
+                                    + "'");
+        }
+        assertThat(rows).as(entity + " at " + at).hasSize(1);
+        int present = 0;
+        for (String feature : features) {
+            JsonNode reported = check.get("features").get(feature);
+            assertThat(reported.get("match").asBoolean()).as(feature).isTrue();
+            JsonNode http = reported.get("http");
+            Object got =
+                    http.isNull()
+                            ? null
+                            : http.isIntegralNumber()
+                                    ? (Object) http.longValue()
+                                    : http.isNumber() ? (Object) http.doubleValue() : http.asText();
+            SameValue.assertSameValue(
+                    feature + " of " + entity + " at " + at,
+                    rows.get(0).get(feature.replace(":", "__")),
+                    got);
+            if (got != null) {
+                present++;
+            }
+        }
+        // The row was chosen for having values, not only counts of an empty window.
+        assertThat(present).isGreaterThan(features.size() / 2);
+        return features.size();
     }
 
     private long onlineAgreesWithWarehouseSql(SluiceConfig config) throws Exception {
