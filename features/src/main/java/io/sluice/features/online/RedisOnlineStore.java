@@ -79,11 +79,6 @@ public final class RedisOnlineStore implements OnlineStore {
               end
               if tonumber(ARGV[i + 2]) > tonumber(latest) then latest = ARGV[i + 2] end
             end
-            local expiry = redis.call('HGET', key, '~x')
-            if not expiry or tonumber(latest) > tonumber(expiry) then
-              redis.call('HSET', key, '~x', latest)
-              redis.call('PEXPIREAT', key, latest)
-            end
             local page = redis.call('HSCAN', key, redis.call('HGET', key, '~c') or '0', 'COUNT', 16)
             local items = page[2]
             for j = 1, #items, 2 do
@@ -96,6 +91,11 @@ public final class RedisOnlineStore implements OnlineStore {
               end
             end
             redis.call('HSET', key, '~c', page[1])
+            local expiry = redis.call('HGET', key, '~x')
+            if not expiry or tonumber(latest) > tonumber(expiry) then
+              redis.call('HSET', key, '~x', latest)
+              redis.call('PEXPIREAT', key, latest)
+            end
             return applied
             """;
 
@@ -142,17 +142,33 @@ public final class RedisOnlineStore implements OnlineStore {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
+    private final URI uri;
     private final AutoCloseable client;
-    private final StatefulConnection<byte[], byte[]> connection;
-    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private final Connector connector;
     private final String writeSha;
     private final String readSha;
+
+    /** The connection, once made: Redis may not be up when the store is opened. */
+    private volatile Connected connected;
 
     /** Held while commands are queued with auto-flush off, so pipelines never interleave. */
     private final Object pipeline = new Object();
 
-    /** Connects to {@code redis[s]://host:port[/db]} or {@code redis[s]-cluster://seeds}. */
+    private record Connected(
+            StatefulConnection<byte[], byte[]> connection,
+            RedisClusterAsyncCommands<byte[], byte[]> commands) {}
+
+    private interface Connector {
+        Connected connect();
+    }
+
+    /**
+     * A store on {@code redis[s]://host:port[/db]} or {@code redis[s]-cluster://seeds}. It connects
+     * on first use and again after a failed attempt, so a server or job started before Redis is up
+     * answers "not answering" until it is, instead of failing to start.
+     */
     public RedisOnlineStore(URI uri) {
+        this.uri = uri;
         TimeoutOptions timeouts = TimeoutOptions.enabled(TIMEOUT);
         if (isCluster(uri)) {
             RedisClusterClient cluster = RedisClusterClient.create(seeds(uri));
@@ -163,11 +179,13 @@ public final class RedisOnlineStore implements OnlineStore {
                                     ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                             .timeoutOptions(timeouts)
                             .build());
-            StatefulRedisClusterConnection<byte[], byte[]> c =
-                    cluster.connect(ByteArrayCodec.INSTANCE);
             client = cluster::shutdown;
-            connection = c;
-            commands = c.async();
+            connector =
+                    () -> {
+                        StatefulRedisClusterConnection<byte[], byte[]> c =
+                                cluster.connect(ByteArrayCodec.INSTANCE);
+                        return new Connected(c, c.async());
+                    };
         } else {
             RedisClient single = RedisClient.create(RedisURI.create(uri));
             single.setOptions(
@@ -177,14 +195,60 @@ public final class RedisOnlineStore implements OnlineStore {
                                     ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                             .timeoutOptions(timeouts)
                             .build());
-            var c = single.connect(ByteArrayCodec.INSTANCE);
             client = single::shutdown;
-            connection = c;
-            commands = c.async();
+            connector =
+                    () -> {
+                        var c = single.connect(ByteArrayCodec.INSTANCE);
+                        return new Connected(c, c.async());
+                    };
         }
-        connection.setTimeout(TIMEOUT);
-        writeSha = commands.digest(WRITE);
-        readSha = commands.digest(READ);
+        writeSha = sha1(WRITE);
+        readSha = sha1(READ);
+        try {
+            connected();
+        } catch (IOException notYet) {
+            // Redis is not up yet: the first command tries again and fails with what happened.
+        }
+    }
+
+    private Connected connected() throws IOException {
+        Connected c = connected;
+        if (c != null) {
+            return c;
+        }
+        synchronized (pipeline) {
+            if (connected == null) {
+                try {
+                    Connected made = connector.connect();
+                    made.connection().setTimeout(TIMEOUT);
+                    connected = made;
+                } catch (RuntimeException e) {
+                    throw new IOException(
+                            "cannot connect to Redis at " + redacted(uri) + ": " + e.getMessage(),
+                            e);
+                }
+            }
+            return connected;
+        }
+    }
+
+    /** The name Redis knows a script by: the hex SHA-1 of its text. */
+    static String sha1(String script) {
+        try {
+            return java.util.HexFormat.of()
+                    .formatHex(
+                            java.security.MessageDigest.getInstance("SHA-1")
+                                    .digest(script.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-1", e);
+        }
+    }
+
+    /** {@code uri} without its password. */
+    private static String redacted(URI uri) {
+        return uri.getRawUserInfo() == null
+                ? uri.toString()
+                : uri.toString().replace(uri.getRawUserInfo() + "@", "***@");
     }
 
     /** Whether {@code uri} names a cluster's seed nodes. */
@@ -326,8 +390,12 @@ public final class RedisOnlineStore implements OnlineStore {
             String script,
             ScriptOutputType type,
             List<byte[]> keys,
-            List<byte[][]> args) {
+            List<byte[][]> args)
+            throws IOException {
         List<RedisFuture<Object>> futures = new ArrayList<>(keys.size());
+        Connected c = connected();
+        StatefulConnection<byte[], byte[]> connection = c.connection();
+        RedisClusterAsyncCommands<byte[], byte[]> commands = c.commands();
         synchronized (pipeline) {
             connection.setAutoFlushCommands(false);
             try {
@@ -356,6 +424,7 @@ public final class RedisOnlineStore implements OnlineStore {
 
     @Override
     public boolean hasTiles(String view) throws IOException {
+        RedisClusterAsyncCommands<byte[], byte[]> commands = connected().commands();
         ScanCursor cursor = ScanCursor.INITIAL;
         ScanArgs args = ScanArgs.Builder.matches(viewPattern(view)).limit(1000);
         do {
@@ -370,6 +439,7 @@ public final class RedisOnlineStore implements OnlineStore {
 
     @Override
     public long clear(String view) throws IOException {
+        RedisClusterAsyncCommands<byte[], byte[]> commands = connected().commands();
         ScanCursor cursor = ScanCursor.INITIAL;
         ScanArgs args = ScanArgs.Builder.matches(viewPattern(view)).limit(1000);
         long deleted = 0;
@@ -412,7 +482,10 @@ public final class RedisOnlineStore implements OnlineStore {
 
     @Override
     public void close() throws IOException {
-        connection.close();
+        Connected c = connected;
+        if (c != null) {
+            c.connection().close();
+        }
         try {
             client.close();
         } catch (Exception e) {

@@ -70,6 +70,24 @@ class RedisOnlineStoreTest extends OnlineStoreContract {
     }
 
     @Test
+    void opensBeforeRedisIsUpAndConnectsOnceItIs() throws Exception {
+        try (LocalRedis late = new LocalRedis()) {
+            late.stop();
+            try (RedisOnlineStore store = new RedisOnlineStore(late.uri())) {
+                OnlineStore.TileKey key =
+                        new OnlineStore.TileKey("v", "late", OnlineStore.Level.FINE, 0);
+                assertThatThrownBy(() -> store.readTiles(List.of(key), 0))
+                        .isInstanceOf(IOException.class)
+                        .hasMessageContaining("cannot connect to Redis at " + late.uri());
+                late.start();
+                assertThat(store.write(List.of(write("late", 0, Long.MAX_VALUE)))).isEqualTo(1);
+                assertThat(store.readTiles(List.of(key), System.currentTimeMillis()))
+                        .containsOnlyKeys(key);
+            }
+        }
+    }
+
+    @Test
     void keepsOneHashPerEntityThatSweepsExpiredTilesAndExpiresWithItsLatest() throws Exception {
         long now = System.currentTimeMillis();
         String entity = "sweep-" + now;
@@ -86,6 +104,12 @@ class RedisOnlineStoreTest extends OnlineStoreContract {
             assertThat(store.write(expired)).isEqualTo(300);
             // Each later write sweeps a few fields: after enough of them, the expired ones are
             // gone.
+            assertThat(sync.exists(hash))
+                    .as("a hash of expired tiles only expires at once")
+                    .isZero();
+            store.write(List.of(write(entity, 100, now + 60_000)));
+            store.write(expired);
+            assertThat(sync.hlen(hash)).as("one live tile keeps the hash").isGreaterThan(3);
             for (int round = 0; round < 200 && sync.hlen(hash) > 3; round++) {
                 store.write(List.of(write(entity, 100, now + 60_000)));
             }
