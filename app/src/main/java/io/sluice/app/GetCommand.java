@@ -65,15 +65,17 @@ final class GetCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--features: " + e.getMessage());
         }
-        long atMillis = System.currentTimeMillis();
+        // Kept at the precision given: micro- and nanoseconds move one end of a window or the
+        // other, and a training set's row at the same time keeps them too.
+        Instant atInstant = Instant.ofEpochMilli(System.currentTimeMillis());
         if (at != null) {
             try {
-                atMillis = Instant.parse(at).toEpochMilli();
+                atInstant = Instant.parse(at);
             } catch (DateTimeParseException e) {
                 throw new IllegalArgumentException(
                         "--at: '" + at + "' is not an ISO instant like 2026-11-21T05:30:00Z");
             }
-            if (atMillis > System.currentTimeMillis()) {
+            if (atInstant.isAfter(Instant.ofEpochMilli(System.currentTimeMillis()))) {
                 throw new IllegalArgumentException(
                         "--at: "
                                 + at
@@ -88,14 +90,14 @@ final class GetCommand implements Callable<Integer> {
             try {
                 vectors =
                         new FeatureReader(store, views, System::currentTimeMillis)
-                                .read(refs, entities, atMillis);
+                                .read(refs, entities, atInstant);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--features: " + e.getMessage());
             }
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            out.println(toJson(refs, vectors, atMillis));
+            out.println(toJson(refs, vectors, atInstant));
         } else {
             for (FeatureReader.Vector v : vectors) {
                 out.println(v.entity());
@@ -117,11 +119,11 @@ final class GetCommand implements Callable<Integer> {
     }
 
     static String toJson(
-            List<FeatureReader.FeatureRef> refs, List<FeatureReader.Vector> vectors, long at)
+            List<FeatureReader.FeatureRef> refs, List<FeatureReader.Vector> vectors, Instant at)
             throws Exception {
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = mapper.createObjectNode();
-        root.put("at", Instant.ofEpochMilli(at).toString());
+        root.put("at", at.toString());
         ArrayNode list = root.putArray("entities");
         for (FeatureReader.Vector v : vectors) {
             ObjectNode entity = list.addObject();

@@ -16,6 +16,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -147,7 +148,7 @@ public final class FeatureServer implements AutoCloseable {
             refuse(ctx, e.status(), e.getMessage());
             return;
         }
-        long at = request.at() == null ? now : request.at();
+        Instant at = request.at() == null ? Instant.ofEpochMilli(now) : request.at();
         readStore(
                 ctx,
                 () -> reader.read(request.features(), request.entities(), at),

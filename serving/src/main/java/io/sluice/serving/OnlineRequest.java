@@ -24,7 +24,8 @@ import java.util.Map;
  * @param entities the entity keys as the store keeps them
  * @param fullFeatureNames whether response names are {@code view__feature} instead of {@code
  *     feature}
- * @param at the time to read at (epoch millis), or null for now
+ * @param at the time to read at, at the precision it was sent (micro- and nanoseconds are kept, so
+ *     a read agrees with a training set's row at the same time), or null for now
  */
 public record OnlineRequest(
         List<FeatureRef> features,
@@ -32,7 +33,7 @@ public record OnlineRequest(
         List<JsonNode> keys,
         List<String> entities,
         boolean fullFeatureNames,
-        Long at) {
+        Instant at) {
 
     /**
      * Parses and validates a request body.
@@ -158,21 +159,21 @@ public record OnlineRequest(
         return List.copyOf(refs);
     }
 
-    private static Long at(JsonNode node, long now) {
+    private static Instant at(JsonNode node, long now) {
         if (node == null || node.isNull()) {
             return null;
         }
         if (!node.isTextual()) {
             throw new BadRequest("at: must be an ISO instant string like 2026-11-21T05:30:00Z");
         }
-        long at;
+        Instant at;
         try {
-            at = Instant.parse(node.asText()).toEpochMilli();
+            at = Instant.parse(node.asText());
         } catch (DateTimeParseException e) {
             throw new BadRequest(
                     "at: '" + node.asText() + "' is not an ISO instant like 2026-11-21T05:30:00Z");
         }
-        if (at > now) {
+        if (at.isAfter(Instant.ofEpochMilli(now))) {
             throw new BadRequest(
                     "at: " + node.asText() + " is in the future; the store holds no values yet");
         }

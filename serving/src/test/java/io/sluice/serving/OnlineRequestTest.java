@@ -55,7 +55,32 @@ class OnlineRequestTest {
         assertThat(r.entities()).containsExactly("u1", "42");
         assertThat(r.keys().get(1).isIntegralNumber()).as("echoed as sent").isTrue();
         assertThat(r.fullFeatureNames()).isTrue();
-        assertThat(r.at()).isEqualTo(Instant.parse("2026-11-22T11:00:00Z").toEpochMilli());
+        assertThat(r.at()).isEqualTo(Instant.parse("2026-11-22T11:00:00Z"));
+    }
+
+    @Test
+    void keepsTheSubMillisecondDigitsOfAt() {
+        // Rounded to a millisecond either way, one end of the window would move (see Windows).
+        OnlineRequest r =
+                parse(
+                        "{'features': ['user_purchases:purchases_1h'], 'entities': {'user_id':"
+                                + " ['u']}, 'at': '2026-11-22T11:16:59.999409123Z'}");
+        assertThat(r.at()).isEqualTo(Instant.parse("2026-11-22T11:16:59Z").plusNanos(999_409_123));
+        assertThat(
+                        parse(
+                                        "{'features': ['user_purchases:purchases_1h'], 'entities':"
+                                                + " {'user_id': ['u']}, 'at':"
+                                                + " '2026-11-22T11:59:59.999999Z'}")
+                                .at())
+                .isEqualTo(Instant.ofEpochMilli(NOW).minusNanos(1_000));
+        // Later than now by a microsecond is the future.
+        assertThat(
+                        refused(
+                                400,
+                                "{'features': ['user_purchases:purchases_1h'],"
+                                        + " 'entities': {'user_id': ['u']},"
+                                        + " 'at': '2026-11-22T12:00:00.000001Z'}"))
+                .startsWith("at: 2026-11-22T12:00:00.000001Z is in the future");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.sluice.features.agg;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -15,6 +16,14 @@ import java.util.List;
  * (partials over {@code c}, a multiple of {@code s}) where they fit and from fine tiles at its
  * edges, so a 24-hour window of 1-minute tiles reads at most 24 coarse and 2 × 59 fine tiles
  * instead of 1,440. The head {@code [floor_s(t), t)} is read from the events of {@code t}'s tile.
+ *
+ * <p>Event times are whole milliseconds, but {@code t} need not be: a spine written by pandas,
+ * Spark or Arrow, or an {@code at} sent to the server, may carry micro- or nanoseconds. Such a
+ * {@code t} is given by its two ends, {@code tail = floor_ms(t)} and {@code headEnd = ceil_ms(t)}
+ * (equal when {@code t} is a whole millisecond): {@code floor_s(t) = floor_s(tail)}, and {@code
+ * x.ts < t} exactly when {@code x.ts < headEnd}. Rounding {@code t} either way before taking both
+ * would be wrong at one end: up moves the tail a tile later in the last millisecond before a tile
+ * edge, down drops an event in {@code t}'s own millisecond.
  */
 public final class Windows {
 
@@ -102,6 +111,21 @@ public final class Windows {
         return Math.floorDiv(t, size) * size;
     }
 
+    /**
+     * The last whole millisecond at or before {@code t}: where {@code t}'s windows' tails are cut.
+     */
+    public static long floorMillis(Instant t) {
+        return t.toEpochMilli(); // truncates toward negative infinity
+    }
+
+    /**
+     * The first whole millisecond at or after {@code t}: an event at {@code ts} (whole millis) is
+     * before {@code t} exactly when {@code ts < ceilMillis(t)}.
+     */
+    public static long ceilMillis(Instant t) {
+        return t.getNano() % 1_000_000 == 0 ? t.toEpochMilli() : Math.addExact(t.toEpochMilli(), 1);
+    }
+
     /** The first millisecond of {@code feature}'s window at {@code t}. */
     public static long start(FeatureDef feature, long t, long tile) {
         return floor(t, tile) - feature.windowMillis();
@@ -131,7 +155,30 @@ public final class Windows {
      * #value} reads are this one object.
      */
     public static Cover cover(FeatureDef feature, long t, long tile, long coarse) {
-        return cover(start(feature, t, tile), floor(t, tile), tile, coarse, t);
+        return cover(feature, t, t, tile, coarse);
+    }
+
+    /**
+     * The cover of {@code feature}'s window at a {@code t} between two whole milliseconds: its body
+     * {@code [floor_s(tail) − W, floor_s(tail))} and its head {@code [floor_s(tail), headEnd)},
+     * where {@code tail = floor_ms(t)} and {@code headEnd = ceil_ms(t)} ({@link #floorMillis},
+     * {@link #ceilMillis}). In the last millisecond before a tile edge the head is that whole tile.
+     *
+     * @throws IllegalArgumentException unless {@code tail ≤ headEnd ≤ tail + 1}
+     */
+    public static Cover cover(FeatureDef feature, long tail, long headEnd, long tile, long coarse) {
+        checkEnds(tail, headEnd);
+        return cover(start(feature, tail, tile), floor(tail, tile), tile, coarse, headEnd);
+    }
+
+    private static void checkEnds(long tail, long headEnd) {
+        if (headEnd != tail && headEnd - 1 != tail) {
+            throw new IllegalArgumentException(
+                    "a time's ends are the whole milliseconds around it, got tail "
+                            + tail
+                            + " and head end "
+                            + headEnd);
+        }
     }
 
     private static Cover cover(long from, long to, long tile, long coarse, long headEnd) {
@@ -174,9 +221,26 @@ public final class Windows {
      * features are {@link Status#NOT_FOUND}.
      */
     public static boolean present(ViewDef view, long t, TileReader reader) {
+        return present(view, t, t, reader);
+    }
+
+    /**
+     * {@link #present(ViewDef, long, TileReader)} at a {@code t} between whole milliseconds, given
+     * by its ends {@code tail = floor_ms(t)} and {@code headEnd = ceil_ms(t)}: an event in {@code
+     * floor_s(tail) − ttl ≤ x.ts < headEnd}.
+     */
+    public static boolean present(ViewDef view, long tail, long headEnd, TileReader reader) {
         FeatureDef presence = view.presence();
         Object count =
-                value(presence, cover(presence, t, view.tileMillis(), view.coarseMillis()), reader)
+                value(
+                                presence,
+                                cover(
+                                        presence,
+                                        tail,
+                                        headEnd,
+                                        view.tileMillis(),
+                                        view.coarseMillis()),
+                                reader)
                         .value();
         return ((Number) count).longValue() > 0;
     }
@@ -190,5 +254,20 @@ public final class Windows {
     public static FeatureValue value(
             FeatureDef feature, long t, long tile, long coarse, TileReader reader) {
         return value(feature, cover(feature, t, tile, coarse), reader);
+    }
+
+    /**
+     * {@code value(feature, e, t)} at a {@code t} between whole milliseconds, given by its ends
+     * {@code tail = floor_ms(t)} and {@code headEnd = ceil_ms(t)}: {@link #value(FeatureDef, Cover,
+     * TileReader)} of {@link #cover(FeatureDef, long, long, long, long)}.
+     */
+    public static FeatureValue value(
+            FeatureDef feature,
+            long tail,
+            long headEnd,
+            long tile,
+            long coarse,
+            TileReader reader) {
+        return value(feature, cover(feature, tail, headEnd, tile, coarse), reader);
     }
 }

@@ -71,12 +71,26 @@ public final class FeatureReader {
      */
     public List<Vector> read(List<FeatureRef> features, List<String> entities, long at)
             throws IOException {
+        return read(features, entities, Instant.ofEpochMilli(at));
+    }
+
+    /**
+     * {@link #read(List, List, long)} at an instant that may carry micro- or nanoseconds (an ISO
+     * {@code at} such as {@code 2026-11-21T03:16:59.999409Z}), kept at that precision: each window
+     * is {@code floor_s(at) − W ≤ x.ts < at}, as the training-set builder computes it for a spine
+     * row at the same time. Rounding {@code at} to a millisecond first would be wrong at one end of
+     * the window ({@link Windows}).
+     */
+    public List<Vector> read(List<FeatureRef> features, List<String> entities, Instant at)
+            throws IOException {
         List<FeatureRefs.Resolved> resolved = FeatureRefs.resolve(views, features);
         long now = clock.getAsLong();
-        if (at > now) {
+        long tail = Windows.floorMillis(at);
+        long headEnd = Windows.ceilMillis(at);
+        if (headEnd > now) { // at > now
             throw new IllegalArgumentException(
                     "at "
-                            + Instant.ofEpochMilli(at)
+                            + at
                             + " is later than now ("
                             + Instant.ofEpochMilli(now)
                             + "): the online store has no data from the future");
@@ -86,12 +100,13 @@ public final class FeatureReader {
         List<Windows.Cover> covers = new ArrayList<>(resolved.size());
         for (FeatureRefs.Resolved r : resolved) {
             ViewDef view = r.view();
-            if (!inRetention(view, at, now)) {
+            if (!inRetention(view, tail, now)) {
                 covers.add(null);
                 continue;
             }
             Windows.Cover cover =
-                    Windows.cover(r.feature(), at, view.tileMillis(), view.coarseMillis());
+                    Windows.cover(
+                            r.feature(), tail, headEnd, view.tileMillis(), view.coarseMillis());
             covers.add(cover);
             asked.computeIfAbsent(view.name(), n -> new Asked(view)).add(cover);
         }
@@ -111,12 +126,14 @@ public final class FeatureReader {
             ViewDef view = asked.get(read.view()).view;
             Fetched f = new Fetched(found.get(i));
             fetched.put(key(read.view(), read.entity()), f);
-            if (f.showsPresence(view, at)) {
+            if (f.showsPresence(view, tail, headEnd)) {
                 present.put(key(read.view(), read.entity()), true);
             } else {
                 unsure.add(
                         new OnlineStore.RangeRead(
-                                read.view(), read.entity(), retention(view, at).ranges()));
+                                read.view(),
+                                read.entity(),
+                                retention(view, tail, headEnd).ranges()));
             }
         }
         // Second read, only for entities the windows' tiles show nothing of: their retention.
@@ -127,7 +144,7 @@ public final class FeatureReader {
                 ViewDef view = asked.get(read.view()).view;
                 present.put(
                         key(read.view(), read.entity()),
-                        Windows.present(view, at, new Fetched(more.get(i))));
+                        Windows.present(view, tail, headEnd, new Fetched(more.get(i))));
             }
         }
         List<Vector> vectors = new ArrayList<>(entities.size());
@@ -156,14 +173,20 @@ public final class FeatureReader {
         return view + '\u0000' + entity;
     }
 
-    private static boolean inRetention(ViewDef view, long at, long now) {
-        return at >= now - view.ttlMillis();
+    /** Whether a time whose tail is {@code tail} is within {@code view}'s ttl of {@code now}. */
+    private static boolean inRetention(ViewDef view, long tail, long now) {
+        return tail >= now - view.ttlMillis(); // at ≥ now − ttl, now − ttl being whole millis
     }
 
-    /** The tiles that say whether an entity is known at {@code at}: its view's retention. */
-    private static Asked retention(ViewDef view, long at) {
+    /**
+     * The tiles that say whether an entity is known at the time with ends {@code tail} and {@code
+     * headEnd}: its view's retention.
+     */
+    private static Asked retention(ViewDef view, long tail, long headEnd) {
         Asked a = new Asked(view);
-        a.add(Windows.cover(view.presence(), at, view.tileMillis(), view.coarseMillis()));
+        a.add(
+                Windows.cover(
+                        view.presence(), tail, headEnd, view.tileMillis(), view.coarseMillis()));
         return a;
     }
 
@@ -268,11 +291,12 @@ public final class FeatureReader {
         }
 
         /**
-         * Whether a tile found shows the entity known at {@code t}: an event in the view's
-         * retention before {@code t}. False proves nothing: the tiles found are only the windows'.
+         * Whether a tile found shows the entity known at the time t with ends {@code tail} and
+         * {@code headEnd}: an event in the view's retention before t. False proves nothing: the
+         * tiles found are only the windows'.
          */
-        boolean showsPresence(ViewDef view, long t) {
-            long head = Windows.floor(t, view.tileMillis());
+        boolean showsPresence(ViewDef view, long tail, long headEnd) {
+            long head = Windows.floor(tail, view.tileMillis());
             long from = head - view.ttlMillis();
             for (long s : found.coarse().subMap(from, true, head, false).keySet()) {
                 Partial p = coarsePartials(s).get(ViewDef.PRESENCE);
@@ -283,7 +307,7 @@ public final class FeatureReader {
             for (long s : found.fine().subMap(from, true, head, true).keySet()) {
                 if (s < head
                         ? fineTile(s).size() > 0
-                        : !fineTile(s).partial(view.presence(), t).isEmpty()) {
+                        : !fineTile(s).partial(view.presence(), headEnd).isEmpty()) {
                     return true;
                 }
             }

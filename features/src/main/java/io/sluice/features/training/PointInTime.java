@@ -129,13 +129,14 @@ final class PointInTime {
                 current = plan.keys[i];
                 reader = new CachingTileReader(tiles.get(current));
             }
-            boolean known = Windows.present(vp.view, plan.times[i], reader);
+            boolean known = Windows.present(vp.view, plan.tails[i], plan.ends[i], reader);
             for (int f = 0; f < vp.features.size(); f++) {
                 FeatureValue value =
                         known
                                 ? Windows.value(
                                         vp.features.get(f),
-                                        plan.times[i],
+                                        plan.tails[i],
+                                        plan.ends[i],
                                         vp.view.tileMillis(),
                                         vp.view.coarseMillis(),
                                         reader)
@@ -164,8 +165,8 @@ final class PointInTime {
         TreeSet<Long> hours = new TreeSet<>();
         Map<String, List<EventEntry>> events = new HashMap<>();
         for (int i : rows) {
-            long from = vp.from(plan.times[i]);
-            hours.addAll(vp.hours.subSet(Windows.floor(from, hour), true, plan.times[i], false));
+            long from = vp.from(plan.tails[i]);
+            hours.addAll(vp.hours.subSet(Windows.floor(from, hour), true, plan.ends[i], false));
             events.computeIfAbsent(plan.keys[i], k -> new ArrayList<>());
         }
         List<Path> files = new ArrayList<>();

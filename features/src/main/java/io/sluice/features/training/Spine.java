@@ -24,8 +24,11 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.parquet.avro.AvroParquetReader;
 import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
 
 /**
  * A training set's spine: rows of (entity key, timestamp, labels…), read from Parquet (columns keep
@@ -73,7 +76,56 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
         if (schema == null) {
             throw new IllegalArgumentException("--spine: " + file + " has no rows");
         }
-        return new Spine(file, schema, rows);
+        MessageType parquet;
+        try (ParquetFileReader footer = ParquetFileReader.open(new LocalInputFile(file))) {
+            parquet = footer.getFileMetaData().getSchema();
+        }
+        return new Spine(file, withNanos(schema, parquet), rows);
+    }
+
+    /**
+     * {@code avro} with the Avro {@code timestamp-nanos} (or {@code local-timestamp-nanos}) type on
+     * each top-level column that {@code parquet} declares {@code TIMESTAMP(NANOS)}: parquet-avro
+     * reads such a column (as pandas and DuckDB write them) as a plain long, which would otherwise
+     * be taken for epoch millis. A column whose Avro type already says its unit is kept.
+     */
+    static Schema withNanos(Schema avro, MessageType parquet) {
+        List<Schema.Field> fields = new ArrayList<>();
+        boolean changed = false;
+        for (Schema.Field f : avro.getFields()) {
+            Schema type = f.schema();
+            if (parquet.containsField(f.name())
+                    && parquet.getType(f.name()).isPrimitive()
+                    && parquet.getType(f.name()).getLogicalTypeAnnotation()
+                            instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts
+                    && ts.getUnit() == LogicalTypeAnnotation.TimeUnit.NANOS
+                    && nonNull(type).getType() == Schema.Type.LONG
+                    && nonNull(type).getLogicalType() == null) {
+                Schema nanos =
+                        (ts.isAdjustedToUTC()
+                                        ? LogicalTypes.timestampNanos()
+                                        : LogicalTypes.localTimestampNanos())
+                                .addToSchema(Schema.create(Schema.Type.LONG));
+                if (type.getType() == Schema.Type.UNION) {
+                    List<Schema> branches = new ArrayList<>();
+                    for (Schema branch : type.getTypes()) {
+                        branches.add(branch.getType() == Schema.Type.NULL ? branch : nanos);
+                    }
+                    nanos = Schema.createUnion(branches);
+                }
+                type = nanos;
+                changed = true;
+            }
+            fields.add(new Schema.Field(f, type));
+        }
+        if (!changed) {
+            return avro;
+        }
+        Schema patched =
+                Schema.createRecord(
+                        avro.getName(), avro.getDoc(), avro.getNamespace(), avro.isError(), fields);
+        avro.getObjectProps().forEach(patched::addProp);
+        return patched;
     }
 
     private static Spine csv(Path file) throws IOException {
@@ -144,12 +196,16 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
     }
 
     /**
-     * Row {@code row}'s time in {@code column} as epoch millis, rounded up: an event at {@code ts}
-     * is before {@code t} exactly when {@code ts < } this. Accepts Avro timestamp types, integers
-     * (epoch millis), and text as an ISO instant ({@code 2026-11-21T10:15:00Z}) or a UTC date-time
-     * ({@code 2026-11-21 10:15:00[.fff]}).
+     * Row {@code row}'s time in {@code column}, at the column's own precision: a micro- or
+     * nanosecond time is kept whole, never rounded to a millisecond, since the window's head and
+     * tail need it rounded in opposite directions ({@link
+     * io.sluice.features.agg.Windows#floorMillis}, {@link
+     * io.sluice.features.agg.Windows#ceilMillis}). Accepts Avro timestamp types (millis, micros or
+     * nanos, UTC or local, read as UTC), integers (epoch millis), and text as an ISO instant
+     * ({@code 2026-11-21T10:15:00.123456Z}) or a UTC date-time ({@code 2026-11-21
+     * 10:15:00[.fffffffff]}).
      */
-    public long millis(int row, Schema.Field column) {
+    public Instant time(int row, Schema.Field column) {
         Object v = rows.get(row).get(column.pos());
         if (v == null) {
             throw new IllegalArgumentException(
@@ -160,25 +216,25 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
             LogicalType type = nonNull(column.schema()).getLogicalType();
             if (type instanceof LogicalTypes.TimestampMicros
                     || type instanceof LogicalTypes.LocalTimestampMicros) {
-                return Math.floorDiv(n + 999, 1000);
+                return Instant.ofEpochSecond(
+                        Math.floorDiv(n, 1_000_000L), Math.floorMod(n, 1_000_000L) * 1_000L);
             }
             if (type instanceof LogicalTypes.TimestampNanos
                     || type instanceof LogicalTypes.LocalTimestampNanos) {
-                return Math.floorDiv(n + 999_999, 1_000_000);
+                return Instant.ofEpochSecond(
+                        Math.floorDiv(n, 1_000_000_000L), Math.floorMod(n, 1_000_000_000L));
             }
-            return n;
+            return Instant.ofEpochMilli(n);
         }
         String text = v.toString().trim();
         try {
             if (text.endsWith("Z") || text.matches(".*[+-]\\d\\d:\\d\\d$")) {
-                Instant i = Instant.parse(text.replace(' ', 'T'));
-                return ceilMillis(i);
+                return Instant.parse(text.replace(' ', 'T'));
             }
             if (text.matches("-?\\d+")) {
-                return Long.parseLong(text);
+                return Instant.ofEpochMilli(Long.parseLong(text));
             }
-            return ceilMillis(
-                    LocalDateTime.parse(text.replace(' ', 'T')).toInstant(ZoneOffset.UTC));
+            return LocalDateTime.parse(text.replace(' ', 'T')).toInstant(ZoneOffset.UTC);
         } catch (DateTimeParseException | NumberFormatException e) {
             throw new IllegalArgumentException(
                     String.format(
@@ -196,10 +252,6 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
                     String.format("--spine: row %d has no %s (null)", row + 1, column.name()));
         }
         return v.toString();
-    }
-
-    private static long ceilMillis(Instant i) {
-        return Math.multiplyExact(i.getEpochSecond(), 1000L) + (i.getNano() + 999_999) / 1_000_000;
     }
 
     static Schema nonNull(Schema schema) {

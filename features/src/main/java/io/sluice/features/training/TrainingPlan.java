@@ -13,6 +13,7 @@ import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -44,13 +45,14 @@ final class TrainingPlan {
         }
 
         /**
-         * The first millisecond a row at {@code t} reads: the start of its longest window, or of
-         * its view's retention, which says whether the entity is known ({@link Windows#present}).
+         * The first millisecond a row whose time's tail is {@code tail} ({@link
+         * TrainingPlan#tails}) reads: the start of its longest window, or of its view's retention,
+         * which says whether the entity is known ({@link Windows#present}).
          */
-        long from(long t) {
+        long from(long tail) {
             List<FeatureDef> read = new ArrayList<>(features);
             read.add(view.presence());
-            return Windows.start(read, t, view.tileMillis());
+            return Windows.start(read, tail, view.tileMillis());
         }
     }
 
@@ -59,7 +61,16 @@ final class TrainingPlan {
 
     int[] rows; // spine row of each output row
     String[] keys;
-    long[] times;
+
+    /**
+     * Each row's time t, kept at the spine's precision as the two whole milliseconds around it:
+     * {@code tails[i] = floor_ms(t)}, where its windows' tails are cut ({@code floor_s(t) =
+     * floor_s(tails[i])}), and {@code ends[i] = ceil_ms(t)}, where their heads end ({@code x.ts <
+     * t} exactly when {@code x.ts < ends[i]}). Equal when t is a whole millisecond.
+     */
+    long[] tails;
+
+    long[] ends;
     int[][] buckets; // [view][output row]
     final List<View> views = new ArrayList<>();
     final List<String> partitions = new ArrayList<>();
@@ -150,22 +161,25 @@ final class TrainingPlan {
         int n = spine.rows().size();
         int[] kept = new int[n];
         String[] keptKeys = new String[n];
-        long[] keptTimes = new long[n];
+        long[] keptTails = new long[n];
+        long[] keptEnds = new long[n];
         int count = 0;
         for (int r = 0; r < n; r++) {
             String k = spine.key(r, key);
-            long t = spine.millis(r, time);
+            Instant t = spine.time(r, time);
             if (selector != null && !selector.selects(k, bucket(first, k))) {
                 continue;
             }
             kept[count] = r;
             keptKeys[count] = k;
-            keptTimes[count] = t;
+            keptTails[count] = Windows.floorMillis(t);
+            keptEnds[count] = Windows.ceilMillis(t);
             count++;
         }
         rows = Arrays.copyOf(kept, count);
         keys = Arrays.copyOf(keptKeys, count);
-        times = Arrays.copyOf(keptTimes, count);
+        tails = Arrays.copyOf(keptTails, count);
+        ends = Arrays.copyOf(keptEnds, count);
         buckets = new int[views.size()][count];
     }
 
@@ -173,11 +187,12 @@ final class TrainingPlan {
     private void planHours(SluiceConfig config, int v) throws IOException {
         long hour = HourPartitioner.hourMillis();
         View vp = views.get(v);
-        // The union of the rows' windows [floor_s(t) − W, t), as whole hours.
+        // The union of the rows' windows [floor_s(t) − W, t), as whole hours: an event is before
+        // t exactly when it is before ceil_ms(t).
         List<long[]> spans = new ArrayList<>(rows.length);
         for (int i = 0; i < rows.length; i++) {
             buckets[v][i] = bucket(vp.table, keys[i]);
-            spans.add(new long[] {Windows.floor(vp.from(times[i]), hour), times[i]});
+            spans.add(new long[] {Windows.floor(vp.from(tails[i]), hour), ends[i]});
         }
         spans.sort((a, b) -> Long.compare(a[0], b[0]));
         long next = Long.MIN_VALUE;

@@ -8,15 +8,26 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.JsonProperties;
+import org.apache.avro.LogicalType;
+import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.avro.AvroSchemaConverter;
+import org.apache.parquet.avro.AvroWriteSupport;
+import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Type;
+import org.apache.parquet.schema.Types;
 
 /**
  * Writes a training set as one Parquet file: the spine's columns unchanged, then {@code
@@ -74,10 +85,8 @@ final class TrainingSetWriter {
         int spineColumns = spine.schema().getFields().size();
         int features = plan.features.size();
         try (ParquetWriter<GenericRecord> writer =
-                AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+                new Builder(new LocalOutputFile(file), schema)
                         .withConf(new PlainParquetConfiguration())
-                        .withDataModel(GenericData.get())
-                        .withSchema(schema)
                         .withCompressionCodec(CompressionCodecName.ZSTD)
                         .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
                         .build()) {
@@ -95,6 +104,64 @@ final class TrainingSetWriter {
                 }
                 writer.write(row);
             }
+        }
+    }
+
+    /**
+     * The Parquet schema of {@code schema} as parquet-avro converts it, but with {@code
+     * TIMESTAMP(NANOS)} for its {@code timestamp-nanos} and {@code local-timestamp-nanos} columns,
+     * which parquet-avro (1.18) writes as plain INT64: a spine's nanosecond time column is written
+     * back as it was read ({@link Spine#withNanos}).
+     */
+    static MessageType parquetSchema(Schema schema) {
+        MessageType converted =
+                new AvroSchemaConverter(new PlainParquetConfiguration()).convert(schema);
+        List<Type> fields = new ArrayList<>();
+        for (int i = 0; i < schema.getFields().size(); i++) {
+            Type type = converted.getType(i);
+            LogicalType logical =
+                    Spine.nonNull(schema.getFields().get(i).schema()).getLogicalType();
+            boolean utc = logical instanceof LogicalTypes.TimestampNanos;
+            if (utc || logical instanceof LogicalTypes.LocalTimestampNanos) {
+                type =
+                        Types.primitive(PrimitiveType.PrimitiveTypeName.INT64, type.getRepetition())
+                                .as(
+                                        LogicalTypeAnnotation.timestampType(
+                                                utc, LogicalTypeAnnotation.TimeUnit.NANOS))
+                                .named(type.getName());
+            }
+            fields.add(type);
+        }
+        return new MessageType(converted.getName(), fields);
+    }
+
+    /**
+     * An Avro Parquet writer of generic records to a given Parquet schema ({@link #parquetSchema}).
+     */
+    private static final class Builder extends ParquetWriter.Builder<GenericRecord, Builder> {
+        private final Schema schema;
+        private final MessageType parquet;
+
+        Builder(OutputFile file, Schema schema) {
+            super(file);
+            this.schema = schema;
+            this.parquet = parquetSchema(schema);
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
+
+        @Override
+        protected WriteSupport<GenericRecord> getWriteSupport(
+                org.apache.hadoop.conf.Configuration conf) {
+            return new AvroWriteSupport<>(parquet, schema, GenericData.get());
+        }
+
+        @Override
+        protected WriteSupport<GenericRecord> getWriteSupport(ParquetConfiguration conf) {
+            return new AvroWriteSupport<>(parquet, schema, GenericData.get());
         }
     }
 }

@@ -1,11 +1,14 @@
 package io.sluice.features.agg;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.features.testing.Definition;
 import io.sluice.testing.TestConfigs;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -78,6 +81,134 @@ class WindowsTest {
             Windows.value(day, t, MINUTE, HOUR, recording(viaTime));
             assertThat(viaTime).isEqualTo(read);
         }
+    }
+
+    /**
+     * A time between two whole milliseconds is read at its two ends: the tail at floor_ms(t), the
+     * head up to ceil_ms(t). Rounding t first, up (as the training-set builder did) or down (as an
+     * online read of an ISO {@code at} did), drops events the definition counts.
+     */
+    @Test
+    void aSubMillisecondTimeIsReadAtBothItsEnds() {
+        FeatureDef hour =
+                new FeatureDef(
+                        "n_1h",
+                        io.sluice.config.Aggregation.COUNT,
+                        -1,
+                        HOUR,
+                        io.sluice.config.FeatureType.LONG,
+                        false);
+        long edge = 1_000 * HOUR + 17 * MINUTE; // a tile edge inside an hour
+        List<EventEntry> events = new ArrayList<>();
+        EntityTiles tiles = new EntityTiles(MINUTE, HOUR);
+        long[] offsets = {
+            -HOUR - MINUTE - 1, // before the tail of the window at edge − ε
+            -HOUR - MINUTE, // that tail, exactly
+            -HOUR - 1, // in the window at edge − ε, out of it at the edge: one tile later
+            -HOUR,
+            -MINUTE,
+            -1, // the last millisecond before the edge
+            0, // at the edge
+            1
+        };
+        for (int i = 0; i < offsets.length; i++) {
+            EventEntry e = new EventEntry(edge + offsets[i], "e" + i, new Object[0]);
+            events.add(e);
+            tiles.add(e);
+        }
+        long ms = 1_000_000;
+        long e = edge * ms;
+        long[] times = {
+            e - 591_000,
+            e - 1,
+            e,
+            e + 1_000,
+            e + 1,
+            e - ms - 1,
+            e - ms,
+            e - ms + 1,
+            e - ms + 591_000
+        };
+        for (long t : times) {
+            Instant at = Instant.ofEpochSecond(0, t);
+            long tail = Windows.floorMillis(at);
+            long headEnd = Windows.ceilMillis(at);
+            assertThat(tail).isEqualTo(Math.floorDiv(t, ms));
+            assertThat(headEnd).isEqualTo(Math.floorDiv(t + ms - 1, ms));
+            Windows.Cover cover = Windows.cover(hour, tail, headEnd, MINUTE, HOUR);
+            assertThat(cover.to())
+                    .as("floor_s(t) at %s", at)
+                    .isEqualTo(Windows.floor(tail, MINUTE));
+            assertThat(cover.headEnd()).isEqualTo(headEnd);
+            Object want = Definition.valueAtNanos(hour, MINUTE, t, events).value();
+            assertThat(Windows.value(hour, tail, headEnd, MINUTE, HOUR, tiles).value())
+                    .as("n_1h at %s", at)
+                    .isEqualTo(want);
+        }
+        // In the last millisecond before the edge the head is the whole tile before it, and the
+        // window still reaches back to edge − 1h − 1min: five events. Rounded up to the edge first
+        // (the old builder), the tail moves a tile later and gives three; truncated to edge − 1ms
+        // (the old online read of an ISO at), the head misses the event at edge − 1ms: four.
+        Instant last = Instant.ofEpochSecond(0, e - 591_000);
+        Windows.Cover cover =
+                Windows.cover(
+                        hour, Windows.floorMillis(last), Windows.ceilMillis(last), MINUTE, HOUR);
+        assertThat(cover.headStart()).isEqualTo(edge - MINUTE);
+        assertThat(cover.headEnd()).isEqualTo(edge);
+        assertThat(
+                        Windows.value(
+                                        hour,
+                                        Windows.floorMillis(last),
+                                        Windows.ceilMillis(last),
+                                        MINUTE,
+                                        HOUR,
+                                        tiles)
+                                .value())
+                .isEqualTo(5L);
+        assertThat(Windows.value(hour, edge, MINUTE, HOUR, tiles).value()).isEqualTo(3L);
+        assertThat(Windows.value(hour, edge - 1, MINUTE, HOUR, tiles).value()).isEqualTo(4L);
+        // A time's ends are at most a millisecond apart, the head's not before the tail.
+        assertThatThrownBy(() -> Windows.cover(hour, edge, edge + 2, MINUTE, HOUR))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Windows.cover(hour, edge, edge - 1, MINUTE, HOUR))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** An entity known only by an event a ttl and a millisecond before a tile edge. */
+    @Test
+    void presenceAtASubMillisecondTimeIsReadAtBothItsEnds() {
+        ViewDef view = purchasesView();
+        long edge = 1_000 * HOUR + 17 * MINUTE;
+        EventEntry only =
+                new EventEntry(
+                        edge - view.ttlMillis() - 1, "only", new Object[] {9.5, "books", "card"});
+        EntityTiles tiles = new EntityTiles(view.tileMillis(), view.coarseMillis());
+        tiles.add(only);
+        long ms = 1_000_000;
+        for (long t : new long[] {edge * ms - 591_000, edge * ms - 1, edge * ms, edge * ms + 1}) {
+            Instant at = Instant.ofEpochSecond(0, t);
+            boolean want =
+                    Definition.valueAtNanos(view, view.presence(), t, List.of(only)).status()
+                            != Status.NOT_FOUND;
+            assertThat(
+                            Windows.present(
+                                    view, Windows.floorMillis(at), Windows.ceilMillis(at), tiles))
+                    .as("known at %s", at)
+                    .isEqualTo(want)
+                    .isEqualTo(t < edge * ms);
+        }
+        // Rounded up to the edge, the time before it would find the entity unknown.
+        assertThat(Windows.present(view, edge, tiles)).isFalse();
+    }
+
+    private static ViewDef purchasesView() {
+        SluiceConfig config = TestConfigs.shop(Path.of("/tmp"), "localhost:1", "t");
+        return ViewDef.of(
+                config.featureViews().stream()
+                        .filter(v -> v.name().equals("user_purchases"))
+                        .findFirst()
+                        .orElseThrow(),
+                config.table("purchases").orElseThrow());
     }
 
     /** A reader of empty tiles that records what is read, in order. */

@@ -1,19 +1,28 @@
 package io.sluice.features.online;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.config.SluiceConfig;
+import io.sluice.features.agg.EntityTiles;
+import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
+import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.online.OnlineStore.Found;
 import io.sluice.features.online.OnlineStore.RangeRead;
+import io.sluice.features.testing.Definition;
+import io.sluice.features.testing.SameValue;
 import io.sluice.testing.TestConfigs;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,6 +74,121 @@ class FeatureReaderTest {
             assertThat(keys(calls.get(0))).as("at=%d", at).isEqualTo(read);
             assertThat(keys(calls.get(1))).as("at=%d", at).isEqualTo(retention);
         }
+    }
+
+    /**
+     * An {@code at} between whole milliseconds (an ISO instant with micro- or nanoseconds) is read
+     * at its own precision, as the training-set builder reads a spine row at the same time: equal
+     * to the definition on both sides of tile, hour, window and retention edges.
+     */
+    @Test
+    void shouldReadASubMillisecondAtAsTheDefinitionDoes() throws Exception {
+        SluiceConfig config = TestConfigs.shop(Path.of("/tmp"), "localhost:1", "t");
+        ViewDef view =
+                FeatureRefs.views(config).stream()
+                        .filter(v -> v.name().equals("user_purchases"))
+                        .findFirst()
+                        .orElseThrow();
+        long hour = 60 * MINUTE;
+        long tileEdge = Windows.floor(NOW, hour) - 3 * hour + 17 * MINUTE;
+        long hourEdge = Windows.floor(NOW, hour) - hour;
+        long now = NOW;
+        // Per edge E, events at E − W − 1min, E − W − 1ms, E − 1min, E − 1ms, E and E + 1ms for
+        // the views' windows W (1h, 24h, 7d = the ttl); and an entity known only by an event at E
+        // − ttl − 1ms.
+        Map<String, List<EventEntry>> events = new LinkedHashMap<>();
+        long[] windows = {0, hour, 24 * hour, view.ttlMillis()};
+        for (long edge : new long[] {tileEdge, hourEdge}) {
+            List<EventEntry> own = new ArrayList<>();
+            for (long w : windows) {
+                for (long offset : new long[] {-w - MINUTE, -w - 1, -w}) {
+                    own.add(event(edge + offset, own.size()));
+                }
+            }
+            own.add(event(edge + 1, own.size()));
+            events.put("edge-" + edge, own);
+            events.put("lonely-" + edge, List.of(event(edge - view.ttlMillis() - 1, 0)));
+        }
+        List<OnlineStore.TileWrite> writes = new ArrayList<>();
+        events.forEach(
+                (entity, list) -> {
+                    EntityTiles tiles = new EntityTiles(view.tileMillis(), view.coarseMillis());
+                    list.forEach(tiles::add);
+                    writes.addAll(TileWrites.of(view, entity, tiles, tiles.tiles().keySet()));
+                });
+        List<FeatureReader.FeatureRef> refs = new ArrayList<>();
+        view.features().forEach(f -> refs.add(new FeatureReader.FeatureRef(view.name(), f.name())));
+        List<String> entities = new ArrayList<>(events.keySet());
+        entities.add("nobody");
+        long ms = 1_000_000;
+        int roundedWrong = 0;
+        try (OnlineStore store = new SqliteOnlineStore(dir.resolve("submilli.db"))) {
+            store.write(writes);
+            FeatureReader reader = new FeatureReader(store, List.of(view), () -> now);
+            for (long edge : new long[] {tileEdge, hourEdge}) {
+                long e = edge * ms;
+                for (long t :
+                        new long[] {
+                            e - 591_000,
+                            e - 1,
+                            e,
+                            e + 1,
+                            e + 1_000,
+                            e - ms - 1,
+                            e - ms + 1,
+                            e - ms + 591_000
+                        }) {
+                    Instant at = Instant.ofEpochSecond(0, t);
+                    List<FeatureReader.Vector> got = reader.read(refs, entities, at);
+                    List<FeatureReader.Vector> truncated =
+                            reader.read(refs, entities, at.toEpochMilli());
+                    for (int v = 0; v < entities.size(); v++) {
+                        List<EventEntry> own = events.getOrDefault(entities.get(v), List.of());
+                        for (int i = 0; i < refs.size(); i++) {
+                            FeatureDef f = view.features().get(i);
+                            FeatureValue want = Definition.valueAtNanos(view, f, t, own);
+                            String what = f.name() + " of " + entities.get(v) + " at " + at;
+                            SameValue.assertSame(what, want, got.get(v).values().get(i));
+                            if (!want.equals(truncated.get(v).values().get(i))) {
+                                roundedWrong++;
+                            }
+                        }
+                    }
+                }
+            }
+            // A microsecond after an event it counts, where the read truncated to that event's
+            // millisecond (as `at` was parsed before) misses it.
+            assertThat(roundedWrong).isPositive();
+            List<FeatureReader.FeatureRef> count = List.of(refs.get(0));
+            assertThat(count.get(0).feature()).isEqualTo("purchases_1h");
+            List<String> one = List.of("edge-" + tileEdge);
+            long want =
+                    (Long)
+                            Definition.valueAtNanos(
+                                            view.feature("purchases_1h"),
+                                            MINUTE,
+                                            (tileEdge - 1) * ms + 1_000,
+                                            events.get(one.get(0)))
+                                    .value();
+            Instant afterEvent = Instant.ofEpochMilli(tileEdge - 1).plusNanos(1_000);
+            assertThat(reader.read(count, one, afterEvent).get(0).values().get(0).value())
+                    .isEqualTo(want);
+            assertThat(reader.read(count, one, tileEdge - 1).get(0).values().get(0).value())
+                    .isEqualTo(want - 1);
+            // A microsecond after now is the future.
+            assertThatThrownBy(
+                            () ->
+                                    reader.read(
+                                            refs,
+                                            entities,
+                                            Instant.ofEpochMilli(now).plusNanos(1_000)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("later than now");
+        }
+    }
+
+    private static EventEntry event(long ts, int i) {
+        return new EventEntry(ts, "e" + ts + "-" + i, new Object[] {10.0 + i, "c" + i, "card"});
     }
 
     /** The tiles that range reads name, each once. */

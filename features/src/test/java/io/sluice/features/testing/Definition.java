@@ -18,6 +18,10 @@ import java.util.List;
  * <pre>
  * value(f, e, t) = AGG { x.field : x.key = e, floor_s(t) − W ≤ x.ts &lt; t }
  * </pre>
+ *
+ * <p>Event times are whole milliseconds; {@code t} may be finer (a spine's micro- or nanosecond
+ * times), so every method has a form taking {@code t} in epoch nanoseconds, evaluated exactly:
+ * {@code x.ts · 10⁶ < t} and {@code floor_s(t)} of the exact {@code t}.
  */
 public final class Definition {
 
@@ -29,22 +33,34 @@ public final class Definition {
      * ttl ≤ x.ts < t}), else {@link #value(FeatureDef, long, long, List)}.
      */
     public static FeatureValue value(ViewDef view, FeatureDef f, long t, List<EventEntry> events) {
-        long from = Math.floorDiv(t, view.tileMillis()) * view.tileMillis() - view.ttlMillis();
+        return valueAtNanos(view, f, nanos(t), events);
+    }
+
+    /** {@link #value(ViewDef, FeatureDef, long, List)} at {@code tNanos}, epoch nanoseconds. */
+    public static FeatureValue valueAtNanos(
+            ViewDef view, FeatureDef f, long tNanos, List<EventEntry> events) {
+        long from = floorToTile(tNanos, view.tileMillis()) - view.ttlMillis();
         boolean known = false;
         for (EventEntry e : events) {
-            known |= e.ts() >= from && e.ts() < t;
+            known |= e.ts() >= from && before(e.ts(), tNanos);
         }
         return known
-                ? value(f, view.tileMillis(), t, events)
+                ? valueAtNanos(f, view.tileMillis(), tNanos, events)
                 : new FeatureValue(null, Status.NOT_FOUND, -1);
     }
 
     /** {@code value(f, e, t)} over {@code events}, the accepted events of entity e. */
     public static FeatureValue value(FeatureDef f, long tile, long t, List<EventEntry> events) {
-        long start = Math.floorDiv(t, tile) * tile - f.windowMillis();
+        return valueAtNanos(f, tile, nanos(t), events);
+    }
+
+    /** {@link #value(FeatureDef, long, long, List)} at {@code tNanos}, epoch nanoseconds. */
+    public static FeatureValue valueAtNanos(
+            FeatureDef f, long tile, long tNanos, List<EventEntry> events) {
+        long start = floorToTile(tNanos, tile) - f.windowMillis();
         List<EventEntry> in = new ArrayList<>();
         for (EventEntry e : events) {
-            if (e.ts() >= start && e.ts() < t) {
+            if (e.ts() >= start && before(e.ts(), tNanos)) {
                 in.add(e);
             }
         }
@@ -115,6 +131,22 @@ public final class Definition {
             default -> throw new IllegalStateException();
         }
         return new FeatureValue(cast(result, f), Status.OK, latest);
+    }
+
+    /** Epoch millis as epoch nanos. */
+    public static long nanos(long millis) {
+        return Math.multiplyExact(millis, 1_000_000L);
+    }
+
+    /** {@code floor_s(t)} in epoch millis of a time {@code tNanos} in epoch nanos. */
+    private static long floorToTile(long tNanos, long tileMillis) {
+        long tileNanos = nanos(tileMillis);
+        return Math.floorDiv(tNanos, tileNanos) * tileMillis;
+    }
+
+    /** Whether an event at {@code ts} (epoch millis) is strictly before {@code tNanos}. */
+    private static boolean before(long ts, long tNanos) {
+        return nanos(ts) < tNanos;
     }
 
     private static Object cast(Object v, FeatureDef f) {

@@ -169,13 +169,15 @@ class TrainingSetBuilderTest {
                 Map<String, Object> row = rows.get(i);
                 assertThat(row.get("label")).isEqualTo(i); // spine order, labels unchanged
                 String entity = (String) row.get("user_id");
-                long t = Math.floorDiv(((Number) row.get("t_us")).longValue() + 999, 1000);
+                // The row's time exactly, at the spine's microseconds.
+                long t = ((Number) row.get("t_us")).longValue() * 1_000;
                 for (FeatureRef ref : refs) {
                     FeatureDef f = def.feature(ref.feature());
                     FeatureValue expected =
-                            Definition.value(def, f, t, events.getOrDefault(entity, List.of()));
+                            Definition.valueAtNanos(
+                                    def, f, t, events.getOrDefault(entity, List.of()));
                     String column = ref.view() + "__" + ref.feature();
-                    String what = column + " of " + entity + " at " + t;
+                    String what = column + " of " + entity + " at " + Instant.ofEpochSecond(0, t);
                     assertThat(row.get(column + "__status"))
                             .as(what)
                             .isEqualTo(expected.status().name());
