@@ -58,7 +58,7 @@ final class DemoHttpCheck {
     }
 
     /** The chosen training-set row: its index, entity and time, and the view whose features. */
-    record Pick(FeatureViewConfig view, int row, String entity, long at) {}
+    record Pick(FeatureViewConfig view, int row, String entity, Instant at) {}
 
     /**
      * Runs the check against {@code trainingSet} (the demo's {@code training_set.parquet}).
@@ -85,7 +85,7 @@ final class DemoHttpCheck {
         view.features().forEach(f -> features.add(view.name() + ":" + f.name()));
         request.putObject("entities").putArray(view.entity()).add(pick.entity());
         request.put("full_feature_names", true);
-        request.put("at", Instant.ofEpochMilli(pick.at()).toString());
+        request.put("at", pick.at().toString());
 
         String body = mapper.writeValueAsString(request);
         try (OnlineStore store = OnlineStores.open(config.online());
@@ -185,7 +185,8 @@ final class DemoHttpCheck {
         Pick best = null;
         long bestScore = -1;
         for (int i = 0; i < rows.rows().size(); i++) {
-            long at = rows.millis(i, time);
+            Instant instant = rows.time(i, time);
+            long at = instant.toEpochMilli();
             if (at >= now || at < now - view.ttl().toMillis() + RETENTION_MARGIN_MS) {
                 continue;
             }
@@ -200,7 +201,7 @@ final class DemoHttpCheck {
             }
             long score = present * 1_000L + distinct.size();
             if (score > bestScore) {
-                best = new Pick(view, i, rows.key(i, key), at);
+                best = new Pick(view, i, rows.key(i, key), instant);
                 bestScore = score;
             }
         }

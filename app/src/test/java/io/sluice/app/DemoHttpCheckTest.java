@@ -87,14 +87,14 @@ class DemoHttpCheckTest {
 
         assertThat(pick.row()).isEqualTo(6);
         assertThat(pick.entity()).isEqualTo("u-three-distinct");
-        assertThat(pick.at()).isEqualTo(now - 120_000);
+        assertThat(pick.at()).isEqualTo(Instant.ofEpochMilli(now - 120_000));
         // Without it, the first of the rows with most values.
         pick =
                 DemoHttpCheck.pick(
                         new Spine(dir.resolve("t.parquet"), schema, rows.subList(0, 6)), view, now);
         assertThat(pick.row()).isEqualTo(3);
         assertThat(pick.entity()).isEqualTo("u-three");
-        assertThat(pick.at()).isEqualTo(now - 7_200_000);
+        assertThat(pick.at()).isEqualTo(Instant.ofEpochMilli(now - 7_200_000));
         assertThat(
                         DemoHttpCheck.pick(
                                 new Spine(dir.resolve("t.parquet"), schema, rows.subList(0, 2)),

@@ -243,13 +243,19 @@ class DemoITCase {
                                                     "--json"));
                     for (JsonNode entity : online.get("entities")) {
                         String user = entity.get("entity").asText();
+                        boolean known = sql.known(view, table, user, at);
                         for (FeatureConfig f : view.features()) {
                             JsonNode got = entity.get("features").get(view.name() + ":" + f.name());
                             Map<String, Object> want = sql.value(view, table, f, user, at);
                             String what =
                                     view.name() + ":" + f.name() + " of " + user + " at " + at;
                             Object v = want.get("v");
-                            if (v == null) {
+                            if (!known) {
+                                assertThat(got.get("value").isNull()).as(what).isTrue();
+                                assertThat(got.get("status").asText())
+                                        .as(what)
+                                        .isEqualTo("NOT_FOUND");
+                            } else if (v == null) {
                                 assertThat(got.get("value").isNull()).as(what).isTrue();
                                 assertThat(got.get("status").asText())
                                         .as(what)
@@ -359,7 +365,8 @@ class DemoITCase {
                     Map<String, Object> row = built.get(i);
                     assertThat(row.get("label")).isEqualTo(sql.get(i).get("label"));
                     String entity = (String) row.get("user_id");
-                    long t = Math.floorDiv(((Number) row.get("t_us")).longValue() + 999, 1000);
+                    long tMicros = ((Number) row.get("t_us")).longValue();
+                    Instant t = Instant.EPOCH.plus(tMicros, java.time.temporal.ChronoUnit.MICROS);
                     FeatureReader.Vector served = online.read(refs, List.of(entity), t).get(0);
                     for (int f = 0; f < features.size(); f++) {
                         String column = features.get(f).replace(":", "__");
@@ -377,10 +384,10 @@ class DemoITCase {
                                         .orElseThrow();
                         SameValue.assertSameValue(
                                 what + " definition",
-                                Definition.value(
+                                Definition.valueAtNanos(
                                                 view,
                                                 view.feature(ref.feature()),
-                                                t,
+                                                Math.multiplyExact(tMicros, 1_000L),
                                                 accepted.get(view.name())
                                                         .getOrDefault(entity, List.of()))
                                         .value(),

@@ -8,7 +8,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.online.OnlineStore;
-import io.sluice.features.online.SqliteOnlineStore;
+import io.sluice.features.online.RedisOnlineStore;
+import io.sluice.redis.LocalRedis;
 import io.sluice.serving.Catalog;
 import io.sluice.serving.FeatureServer;
 import io.sluice.serving.Limits;
@@ -190,14 +191,15 @@ class DeployManifestsTest {
 
         SluiceConfig config = SluiceConfig.load(Path.of("..", "sluice.yaml"));
         Limits limits = new Limits(1000, 200, 1 << 20, 30);
-        try (FailingStore store = new FailingStore(new SqliteOnlineStore(dir.resolve("o.db")));
+        try (LocalRedis redis = new LocalRedis();
+                OnlineStore store = new RedisOnlineStore(redis.uri());
                 FeatureServer server =
                         FeatureServer.start(Catalog.of(config), store, limits, "127.0.0.1", 0)) {
             URI base = URI.create("http://127.0.0.1:" + server.port());
             for (String path : List.of(ready, live, startup, metrics)) {
                 assertThat(status(base, path)).as("GET %s", path).isEqualTo(200);
             }
-            store.failing = true;
+            redis.stop(); // a real outage: the server's Redis goes away
             assertThat(status(base, ready)).as("readiness while the store fails").isEqualTo(503);
             assertThat(status(base, live)).as("liveness while the store fails").isEqualTo(200);
             assertThat(status(base, startup)).as("startup while the store fails").isEqualTo(200);
@@ -548,43 +550,5 @@ class DeployManifestsTest {
                                 .build(),
                         HttpResponse.BodyHandlers.discarding())
                 .statusCode();
-    }
-
-    /** A real store whose reads can be made to fail, as Redis's do while it is down. */
-    private static final class FailingStore implements OnlineStore {
-        private final OnlineStore store;
-        volatile boolean failing;
-
-        FailingStore(OnlineStore store) {
-            this.store = store;
-        }
-
-        @Override
-        public int write(List<TileWrite> writes) throws IOException {
-            return store.write(writes);
-        }
-
-        @Override
-        public Map<TileKey, byte[]> read(List<TileKey> keys, long now) throws IOException {
-            if (failing) {
-                throw new IOException("the store is down (DeployManifestsTest)");
-            }
-            return store.read(keys, now);
-        }
-
-        @Override
-        public boolean hasTiles(String view) throws IOException {
-            return store.hasTiles(view);
-        }
-
-        @Override
-        public long clear(String view) throws IOException {
-            return store.clear(view);
-        }
-
-        @Override
-        public void close() throws IOException {
-            store.close();
-        }
     }
 }

@@ -22,6 +22,25 @@ final class SqlFeatures {
         this.warehouse = warehouse;
     }
 
+    /** Whether {@code entity} has an event in the view's retention before t (else NOT_FOUND). */
+    boolean known(FeatureViewConfig view, TableConfig table, String entity, long t) {
+        long tile = view.tile().toMillis();
+        long from = Math.floorDiv(t, tile) * tile - view.ttl().toMillis();
+        String sql =
+                String.format(
+                        "select count(*) as n from read_parquet('%s/%s/*/*/*.parquet')"
+                                + " where %s = '%s' and epoch_ms(%s) >= %d and epoch_ms(%s) < %d",
+                        warehouse,
+                        table.name(),
+                        table.key(),
+                        entity.replace("'", "''"),
+                        table.eventTime(),
+                        from,
+                        table.eventTime(),
+                        t);
+        return ((Number) duck.rows(sql).get(0).get("n")).longValue() > 0;
+    }
+
     /** The value and the latest contributing event time (epoch ms, or null) of one feature. */
     Map<String, Object> value(
             FeatureViewConfig view, TableConfig table, FeatureConfig f, String entity, long t) {

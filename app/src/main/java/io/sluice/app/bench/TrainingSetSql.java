@@ -12,8 +12,10 @@ import java.util.Map;
 
 /**
  * A training set computed in DuckDB SQL straight from DESIGN.md's definition, {@code AGG{x.field :
- * x.key = e, floor_s(t) − W ≤ x.ts < t}}, over the warehouse Parquet files: it shares no code with
- * the tile library, so it is both the benchmark's baseline and the tests' independent oracle.
+ * x.key = e, floor_s(t) − W ≤ x.ts < t}}, null for an entity with no event in the view's retention
+ * ({@code floor_s(t) − ttl ≤ x.ts < t}: NOT_FOUND), over the warehouse Parquet files: it shares no
+ * code with the tile library, so it is both the benchmark's baseline and the tests' independent
+ * oracle.
  *
  * <p>The statement returns the spine's columns then {@code <view>__<feature>} in request order, one
  * row per spine row in file order. The spine is Parquet with a timestamp column.
@@ -40,7 +42,11 @@ public final class TrainingSetSql {
             FeatureViewConfig view = config.featureView(entry.getKey()).orElseThrow();
             TableConfig table = config.table(view.source()).orElseThrow();
             long tile = view.tile().toMillis();
-            long longest = 0;
+            // An entity with no event in the view's retention before t is NOT_FOUND: all null.
+            long ttl = view.ttl().toMillis();
+            long longest = ttl;
+            String known =
+                    "count(e.id) filter (where e.ts_us >= (s.floor_ms - " + ttl + ") * 1000) > 0";
             List<String> aggs = new ArrayList<>();
             for (String name : entry.getValue()) {
                 FeatureConfig f =
@@ -74,7 +80,7 @@ public final class TrainingSetSql {
                                             + " is not null)";
                         };
                 String column = ident(view.name() + "__" + name);
-                aggs.add(agg + " as " + column);
+                aggs.add("case when " + known + " then " + agg + " end as " + column);
             }
             List<String> fields = new ArrayList<>();
             view.features().stream()
