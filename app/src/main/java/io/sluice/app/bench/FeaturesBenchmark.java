@@ -427,8 +427,11 @@ public final class FeaturesBenchmark {
         return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
     }
 
-    /** 50 features over purchases' price (0), category (1) and payment_method (2). */
-    private static ViewDef fiftyFeatures() {
+    /**
+     * 50 features over purchases' price (0), category (1) and payment_method (2); also what {@link
+     * ServeBenchmark} serves.
+     */
+    static ViewDef fiftyFeatures() {
         List<FeatureDef> features = new ArrayList<>();
         long[] windows = {
             5 * MINUTE, 60 * MINUTE, 6 * 60 * MINUTE, 12 * 60 * MINUTE, 24 * 60 * MINUTE
@@ -466,7 +469,11 @@ public final class FeaturesBenchmark {
                 features);
     }
 
-    private static List<String> populate(OnlineStore store, ViewDef view) throws Exception {
+    /**
+     * Writes 1,000 entities of 60 events each over the last 25 hours into {@code store}'s tiles of
+     * {@code view}; returns the entity keys.
+     */
+    static List<String> populate(OnlineStore store, ViewDef view) throws Exception {
         SplittableRandom random = new SplittableRandom(5);
         long now = System.currentTimeMillis();
         List<String> entities = new ArrayList<>();

@@ -243,7 +243,8 @@ public final class FeatureReader {
     }
 
     /** The store keys of the tiles {@code cover} reads for {@code entity}. */
-    static List<OnlineStore.TileKey> tileKeys(String view, String entity, Windows.Cover cover) {
+    public static List<OnlineStore.TileKey> tileKeys(
+            String view, String entity, Windows.Cover cover) {
         List<OnlineStore.TileKey> keys = new ArrayList<>();
         for (long s : cover.coarse()) {
             keys.add(new OnlineStore.TileKey(view, entity, OnlineStore.Level.COARSE, s));
