@@ -4,6 +4,7 @@ import io.sluice.app.bench.BenchmarkReport;
 import io.sluice.app.bench.CompactionBenchmark;
 import io.sluice.app.bench.FeaturesBenchmark;
 import io.sluice.app.bench.IngestBenchmark;
+import io.sluice.app.bench.ServeBenchmark;
 import io.sluice.app.bench.TrainingSetBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +22,8 @@ import picocli.CommandLine.Option;
             BenchCommand.Ingest.class,
             BenchCommand.Compact.class,
             BenchCommand.Features.class,
-            BenchCommand.TrainingSet.class
+            BenchCommand.TrainingSet.class,
+            BenchCommand.Serve.class
         })
 final class BenchCommand {
 
@@ -212,6 +214,64 @@ final class BenchCommand {
                     "training-set",
                     work ->
                             new TrainingSetBenchmark(events, spineRows, runs.count, System.out)
+                                    .run(work));
+        }
+    }
+
+    @Command(
+            name = "serve",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Load the HTTP feature server over a local Redis on an open loop: latency of 1"
+                            + " entity × 50 features at 500 requests/s and of many entities at 50"
+                            + " requests/s against the store's raw read, and the highest rate with"
+                            + " p99 ≤ 10 ms.")
+    static final class Serve implements Callable<Integer> {
+
+        @Mixin Runs runs = new Runs(3);
+
+        @Option(
+                names = "--duration",
+                defaultValue = "10",
+                description =
+                        "Seconds of each measured phase of the fixed-rate scenarios (default"
+                                + " ${DEFAULT-VALUE}).")
+        int duration;
+
+        @Option(
+                names = "--step",
+                defaultValue = "3",
+                description =
+                        "Seconds of each rate step of the highest-rate search (default"
+                                + " ${DEFAULT-VALUE}).")
+        int step;
+
+        @Option(
+                names = "--entities",
+                defaultValue = "100",
+                description =
+                        "Entities per request in the many-entities scenario, at most 1000 (default"
+                                + " ${DEFAULT-VALUE}).")
+        int entities;
+
+        @Mixin Report report;
+
+        @Override
+        public Integer call() throws Exception {
+            if (runs.count < 1 || duration < 1 || step < 1 || entities < 1 || entities > 1000) {
+                throw new IllegalArgumentException(
+                        "--runs, --duration and --step must be at least 1, --entities between 1"
+                                + " and 1000");
+            }
+            return report.write(
+                    "serve",
+                    work ->
+                            new ServeBenchmark(
+                                            runs.count,
+                                            java.time.Duration.ofSeconds(duration),
+                                            java.time.Duration.ofSeconds(step),
+                                            entities,
+                                            System.out)
                                     .run(work));
         }
     }

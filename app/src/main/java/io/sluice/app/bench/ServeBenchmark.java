@@ -1,0 +1,566 @@
+package io.sluice.app.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.config.FeatureConfig;
+import io.sluice.config.FeatureViewConfig;
+import io.sluice.features.agg.FeatureDef;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.features.agg.Windows;
+import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.RedisOnlineStore;
+import io.sluice.redis.LocalRedis;
+import io.sluice.serving.Catalog;
+import io.sluice.serving.FeatureServer;
+import io.sluice.serving.Limits;
+import io.vertx.core.buffer.Buffer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+
+/**
+ * The serving benchmark: {@code sluice serve}'s {@link FeatureServer}, in process, over a local
+ * Redis holding the 50-feature view of {@link FeaturesBenchmark}, under an open-loop load ({@link
+ * OpenLoop}) from a non-blocking keep-alive HTTP client in the same process. Latencies run from
+ * each request's intended send time; the server's own latency comes from its {@code /metrics}
+ * histogram; the baseline is the same store's raw multi-key read of the same tiles ({@link
+ * #rawRead}), under the same open-loop schedule.
+ */
+public final class ServeBenchmark {
+
+    private static final String ENTITY = "user_id";
+    private static final String PATH = "/get-online-features";
+    private static final String METRIC = "sluice_serve_requests_seconds";
+    private static final Map<String, String> SERIES = Map.of("endpoint", PATH, "status", "200");
+    private static final int SINGLE_RATE = 500;
+    private static final int BATCH_RATE = 50;
+    private static final double CAPACITY_P99_MS = 10;
+    private static final int FIRST_STEP = 500;
+    private static final int LAST_STEP = 64_000;
+    private static final int BISECTIONS = 2;
+    private static final Duration STEP_WARM_UP = Duration.ofSeconds(1);
+
+    /**
+     * How long a phase waits for its last answers: long, so that an overloaded phase's backlog is
+     * answered (and counted) before the next phase starts.
+     */
+    private static final Duration DRAIN = Duration.ofSeconds(120);
+
+    /** A load stops when a request is this late: the target cannot keep up. */
+    private static final Duration GIVE_UP = Duration.ofSeconds(2);
+
+    /** Connections the client keeps open at most; further requests queue in it (and count). */
+    private static final int CONNECTIONS = 64;
+
+    /** Threads of the raw read, as many as the server's worker pool. */
+    private static final int READ_THREADS = 16;
+
+    private final int runs;
+    private final Duration duration;
+    private final Duration step;
+    private final int batch;
+    private final PrintStream out;
+    private final ObjectMapper mapper = new ObjectMapper();
+
+    /**
+     * @param runs repetitions of every scenario; medians are reported
+     * @param duration measured length of scenarios a and b and of their baselines
+     * @param step measured length of each rate step of scenario c
+     * @param batch entities per request in scenario b
+     */
+    public ServeBenchmark(int runs, Duration duration, Duration step, int batch, PrintStream out) {
+        this.runs = runs;
+        this.duration = duration;
+        this.step = step;
+        this.batch = batch;
+        this.out = out;
+    }
+
+    /** Measures, and returns the markdown section. */
+    public String run(Path work) throws Exception {
+        ViewDef view = FeaturesBenchmark.fiftyFeatures();
+        ExecutorService readers = Executors.newFixedThreadPool(READ_THREADS);
+        try (LocalRedis redis = new LocalRedis();
+                OnlineStore store = new RedisOnlineStore(redis.uri())) {
+            List<String> entities = FeaturesBenchmark.populate(store, view);
+            Random random = new Random(13);
+            List<List<String>> singles = new ArrayList<>();
+            for (String e : entities) {
+                singles.add(List.of(e));
+            }
+            Collections.shuffle(singles, random);
+            List<List<String>> batches = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                List<String> shuffled = new ArrayList<>(entities);
+                Collections.shuffle(shuffled, random);
+                batches.add(List.copyOf(shuffled.subList(0, batch)));
+            }
+            try (FeatureServer server =
+                            FeatureServer.start(
+                                    catalog(view), store, Limits.DEFAULT, "127.0.0.1", 0);
+                    LoadClient client = new LoadClient(server.port(), PATH, CONNECTIONS)) {
+                Load single = new Load(client, bodies(view, singles), store, view, singles);
+                Load many = new Load(client, bodies(view, batches), store, view, batches);
+                single.check(view.features().size());
+                many.check(view.features().size());
+                return measure(single, many, readers);
+            }
+        } finally {
+            readers.shutdownNow();
+        }
+    }
+
+    private String measure(Load single, Load many, ExecutorService readers) {
+        out.println("warming up");
+        OpenLoop.run(single::post, SINGLE_RATE, Duration.ofSeconds(5), GIVE_UP, DRAIN);
+        OpenLoop.run(many::post, BATCH_RATE, Duration.ofSeconds(2), GIVE_UP, DRAIN);
+        OpenLoop.run(
+                i -> single.raw(i, readers), SINGLE_RATE, Duration.ofSeconds(2), GIVE_UP, DRAIN);
+        OpenLoop.run(i -> many.raw(i, readers), BATCH_RATE, Duration.ofSeconds(1), GIVE_UP, DRAIN);
+        double loadBefore = loadAverage();
+        Figures a = new Figures("a) 1 entity × 50 features, " + SINGLE_RATE + " requests/s");
+        Figures b =
+                new Figures(
+                        "b) " + batch + " entities × 50 features, " + BATCH_RATE + " requests/s");
+        List<Double> capacity = new ArrayList<>();
+        for (int r = 1; r <= runs; r++) {
+            a.add(single.http(SINGLE_RATE, duration), single.baseline(SINGLE_RATE, readers));
+            out.printf("run %d/%d a) %s%n", r, runs, a.last());
+            b.add(many.http(BATCH_RATE, duration), many.baseline(BATCH_RATE, readers));
+            out.printf("run %d/%d b) %s%n", r, runs, b.last());
+            int highest =
+                    highestPassing(FIRST_STEP, LAST_STEP, BISECTIONS, rate -> single.passes(rate));
+            capacity.add((double) highest);
+            out.printf("run %d/%d c) highest passing rate %,d requests/s%n", r, runs, highest);
+        }
+        return report(a, b, capacity, new double[] {loadBefore, loadAverage()});
+    }
+
+    private static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                .getSystemLoadAverage();
+    }
+
+    /**
+     * The baseline: the raw multi-key read of the objects a request for all of {@code view}'s
+     * features of {@code entities} at {@code now} reads. Today that is one {@code store.read} of
+     * the keys of the tiles each feature's window cover needs, as {@link FeatureReader#read} plans
+     * them, without decoding or evaluating anything. The online store's layout and read API may
+     * change: this method is the one place to adapt.
+     */
+    static Map<OnlineStore.TileKey, byte[]> rawRead(
+            OnlineStore store, ViewDef view, List<String> entities, long now) throws IOException {
+        Set<OnlineStore.TileKey> keys = new LinkedHashSet<>();
+        for (String entity : entities) {
+            for (FeatureDef f : view.features()) {
+                Windows.Cover cover = Windows.cover(f, now, view.tileMillis(), view.coarseMillis());
+                keys.addAll(FeatureReader.tileKeys(view.name(), entity, cover));
+            }
+        }
+        return store.read(new ArrayList<>(keys), now);
+    }
+
+    /**
+     * The highest rate that {@code passes}: doubling from {@code first} while it passes (up to
+     * {@code max}), then {@code bisections} halvings of the gap between the last passing and the
+     * first failing rate. 0 when not even a bisection below {@code first} passes; {@code max} when
+     * every doubling passed.
+     */
+    static int highestPassing(int first, int max, int bisections, IntPredicate passes) {
+        int pass = 0;
+        int fail = -1;
+        for (int rate = first; rate <= max; rate *= 2) {
+            if (!passes.test(rate)) {
+                fail = rate;
+                break;
+            }
+            pass = rate;
+        }
+        if (fail < 0) {
+            return pass;
+        }
+        for (int i = 0; i < bisections; i++) {
+            int mid = (pass + fail) / 2;
+            if (mid == pass) {
+                break;
+            }
+            if (passes.test(mid)) {
+                pass = mid;
+            } else {
+                fail = mid;
+            }
+        }
+        return pass;
+    }
+
+    /** A served catalog of the one view: entity {@code user_id}, source {@code purchases}. */
+    private static Catalog catalog(ViewDef view) {
+        List<FeatureConfig> features = new ArrayList<>();
+        for (FeatureDef f : view.features()) {
+            Duration window = Duration.ofMillis(f.windowMillis());
+            features.add(
+                    new FeatureConfig(
+                            f.name(),
+                            f.agg(),
+                            f.valueIndex() < 0
+                                    ? Optional.empty()
+                                    : Optional.of(view.fields().get(f.valueIndex())),
+                            Optional.of(window),
+                            f.type(),
+                            window));
+        }
+        FeatureViewConfig config =
+                new FeatureViewConfig(
+                        view.name(),
+                        ENTITY,
+                        "purchases",
+                        Duration.ofMillis(view.tileMillis()),
+                        Duration.ofMillis(view.ttlMillis()),
+                        features);
+        return new Catalog(List.of(config), List.of(view));
+    }
+
+    /** Feast-shaped request bodies for every feature of {@code view} and each entity list. */
+    private List<Buffer> bodies(ViewDef view, List<List<String>> requests) {
+        List<Buffer> bodies = new ArrayList<>();
+        for (List<String> entities : requests) {
+            ObjectNode body = mapper.createObjectNode();
+            ArrayNode features = body.putArray("features");
+            view.features().forEach(f -> features.add(view.name() + ":" + f.name()));
+            ArrayNode keys = body.putObject("entities").putArray(ENTITY);
+            entities.forEach(keys::add);
+            bodies.add(Buffer.buffer(body.toString()));
+        }
+        return bodies;
+    }
+
+    /** One request shape: its bodies over HTTP, and the same reads straight from the store. */
+    private final class Load {
+        private final LoadClient client;
+        private final List<Buffer> bodies;
+        private final OnlineStore store;
+        private final ViewDef view;
+        private final List<List<String>> entities;
+
+        Load(
+                LoadClient client,
+                List<Buffer> bodies,
+                OnlineStore store,
+                ViewDef view,
+                List<List<String>> entities) {
+            this.client = client;
+            this.bodies = bodies;
+            this.store = store;
+            this.view = view;
+            this.entities = entities;
+        }
+
+        CompletionStage<Buffer> post(int i) {
+            return client.post(bodies.get(i % bodies.size()));
+        }
+
+        CompletionStage<?> raw(int i, ExecutorService readers) {
+            List<String> keys = entities.get(i % entities.size());
+            return CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            rawRead(store, view, keys, System.currentTimeMillis());
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    readers);
+        }
+
+        /** Fails unless the first request answers 200 with values for every feature. */
+        void check(int features) throws Exception {
+            JsonNode answer =
+                    mapper.readTree(
+                            post(0).toCompletableFuture().get(30, TimeUnit.SECONDS).getBytes());
+            JsonNode results = answer.path("results");
+            int present = 0;
+            for (JsonNode column : results) {
+                for (JsonNode s : column.path("statuses")) {
+                    present += s.asText().equals("PRESENT") ? 1 : 0;
+                }
+            }
+            int expected = (features + 1) * entities.get(0).size();
+            if (results.size() != features + 1 || present < expected / 2) {
+                throw new IllegalStateException(
+                        "the server's answer is not what the benchmark expects ("
+                                + present
+                                + " of "
+                                + expected
+                                + " values present): "
+                                + answer.toString()
+                                        .substring(0, Math.min(500, answer.toString().length())));
+            }
+        }
+
+        /** {@code length} of HTTP load at {@code rate}, with the server's view of it. */
+        Http http(int rate, Duration length) {
+            PrometheusHistogram before = serverHistogram(client);
+            OpenLoop.Result result = OpenLoop.run(this::post, rate, length, GIVE_UP, DRAIN);
+            PrometheusHistogram server = serverHistogram(client).minus(before);
+            return new Http(result, server);
+        }
+
+        /** {@code length} of raw store reads at {@code rate}. */
+        OpenLoop.Result baseline(int rate, ExecutorService readers) {
+            return OpenLoop.run(i -> raw(i, readers), rate, duration, GIVE_UP, DRAIN);
+        }
+
+        /** Scenario c's test of one rate: HTTP p99 within the limit, no errors, none left open. */
+        boolean passes(int rate) {
+            OpenLoop.run(this::post, rate, STEP_WARM_UP, GIVE_UP, DRAIN);
+            OpenLoop.Result result = OpenLoop.run(this::post, rate, step, GIVE_UP, DRAIN);
+            boolean pass = result.clean() && result.millis(99) <= CAPACITY_P99_MS;
+            out.printf(
+                    "  c) %,d requests/s: p99 %.2f ms, %d errors, %d unfinished%s: %s%n",
+                    rate,
+                    result.millis(99),
+                    result.errors(),
+                    result.unfinished(),
+                    result.overloaded() ? ", stopped for overload" : "",
+                    pass ? "pass" : "fail");
+            return pass;
+        }
+    }
+
+    /** An HTTP load as the client saw it, and the server's histogram of the same requests. */
+    private record Http(OpenLoop.Result client, PrometheusHistogram server) {
+        double serverMillis(double q) {
+            return server.quantile(q) * 1e3;
+        }
+    }
+
+    /** One scenario's figures over the runs. */
+    private static final class Figures {
+        final String name;
+        final List<Double> p50 = new ArrayList<>();
+        final List<Double> p99 = new ArrayList<>();
+        final List<Double> p999 = new ArrayList<>();
+        final List<Double> serverP99 = new ArrayList<>();
+        final List<Double> rawP99 = new ArrayList<>();
+        final List<Double> ratio = new ArrayList<>();
+        final List<Double> answered = new ArrayList<>();
+        final List<Double> rawAnswered = new ArrayList<>();
+        final List<String> stopped = new ArrayList<>();
+        long requests;
+        long errors;
+        long unfinished;
+        long serverCounted;
+
+        Figures(String name) {
+            this.name = name;
+        }
+
+        void add(Http http, OpenLoop.Result raw) {
+            OpenLoop.Result client = http.client();
+            p50.add(client.millis(50));
+            p99.add(client.millis(99));
+            p999.add(client.millis(99.9));
+            serverP99.add(http.serverMillis(0.99));
+            rawP99.add(raw.millis(99));
+            ratio.add(http.serverMillis(0.99) / raw.millis(99));
+            answered.add(client.answeredPerSecond());
+            rawAnswered.add(raw.answeredPerSecond());
+            requests += client.calls() + raw.calls();
+            errors += client.errors() + raw.errors();
+            unfinished += client.unfinished() + raw.unfinished();
+            serverCounted += http.server().count();
+            for (var side : List.of(Map.entry("HTTP", client), Map.entry("raw read", raw))) {
+                if (side.getValue().overloaded()) {
+                    stopped.add(
+                            String.format(
+                                    "run %d %s after %,d of %,d",
+                                    p50.size(),
+                                    side.getKey(),
+                                    side.getValue().calls(),
+                                    side.getValue().planned()));
+                }
+            }
+        }
+
+        String last() {
+            int i = p50.size() - 1;
+            return String.format(
+                    "HTTP p50 %.3f p99 %.3f p99.9 %.3f ms, server p99 %.3f ms, raw read p99 %.3f"
+                            + " ms, server ÷ raw %.2f; answered %.1f/s over HTTP, %.1f/s raw%s",
+                    p50.get(i),
+                    p99.get(i),
+                    p999.get(i),
+                    serverP99.get(i),
+                    rawP99.get(i),
+                    ratio.get(i),
+                    answered.get(i),
+                    rawAnswered.get(i),
+                    stopped.isEmpty() ? "" : "; stopped for overload: " + stopped);
+        }
+
+        void rows(List<String> lines, String httpGoal, String serverGoal, int rate) {
+            row(lines, name + ": HTTP p50", p50, "");
+            row(lines, name + ": HTTP p99", p99, httpGoal);
+            row(lines, name + ": HTTP p99.9", p999, "");
+            row(lines, name + ": server p99 (`/metrics`)", serverP99, serverGoal);
+            row(lines, name + ": raw store read p99 (baseline)", rawP99, "");
+            lines.add(
+                    String.format(
+                            "| **%s: server p99 ÷ raw read p99** | **%.1f** | %s | |",
+                            name,
+                            BenchmarkReport.median(ratio),
+                            BenchmarkReport.runs(ratio, "%.1f")));
+            lines.add(
+                    String.format(
+                            "| %s: answered per second, HTTP | %,.1f | %s | offered: %,d |",
+                            name,
+                            BenchmarkReport.median(answered),
+                            BenchmarkReport.runs(answered, "%,.1f"),
+                            rate));
+            lines.add(
+                    String.format(
+                            "| %s: answered per second, raw store reads | %,.1f | %s | offered:"
+                                    + " %,d |",
+                            name,
+                            BenchmarkReport.median(rawAnswered),
+                            BenchmarkReport.runs(rawAnswered, "%,.1f"),
+                            rate));
+        }
+
+        String footnote() {
+            String text =
+                    String.format(
+                            "%s: %,d requests (HTTP and baseline, all runs), %d errors, %d left"
+                                    + " unanswered after the %d s drain; the server's histogram"
+                                    + " counted %,d HTTP requests.",
+                            name, requests, errors, unfinished, DRAIN.toSeconds(), serverCounted);
+            if (!stopped.isEmpty()) {
+                text +=
+                        String.format(
+                                " **Overloaded**: the load stopped when a request was %d s late (%s"
+                                    + " requests sent), so its percentiles are of the requests"
+                                    + " sent, lower bounds of what the full load would have seen;"
+                                    + " the answered rate is what it could do.",
+                                GIVE_UP.toSeconds(), String.join(", ", stopped));
+            }
+            return text;
+        }
+    }
+
+    private String report(Figures a, Figures b, List<Double> capacity, double[] load) {
+        List<String> lines = new ArrayList<>();
+        lines.add("## Serving: `sluice serve` under an open-loop load");
+        lines.add("");
+        lines.add(
+                String.format(
+                        "`./sluice bench serve --runs %d --duration %d --step %d --entities %d`"
+                                + " starts a local Redis (Redis 6.2, loopback) holding the"
+                                + " 50-feature view of the features benchmark (count, sum, min, max"
+                                + " and avg over 5 minutes to 24 hours, 1-minute tiles, 1-hour"
+                                + " coarse tiles; 1,000 entities of 60 events each over the last 25"
+                                + " hours) and the feature server in the same JVM on 127.0.0.1,"
+                                + " then loads it from a Vert.x HTTP client in that JVM too (one"
+                                + " event loop, keep-alive, at most %d connections) on an open"
+                                + " loop: request i is due at start + i ÷ rate whatever became of"
+                                + " the earlier ones, and its latency runs from that intended send"
+                                + " time to the end of its response, so a stall counts against"
+                                + " every request it delays (no coordinated omission). Latencies"
+                                + " in HdrHistogram (3 digits). Requests read random entities at"
+                                + " `now`. One warm-up before the runs (5 s of a, 2 s of b, 2 s and"
+                                + " 1 s of their raw reads); a, b and their baselines are %d s"
+                                + " each, every step of c is %d s after 1 s at its rate; a load"
+                                + " stops early if a request is %d s late (overload), and every"
+                                + " phase waits up to %d s for its last answer before the next"
+                                + " starts. The server's p99 comes from its own `/metrics`"
+                                + " (`sluice_serve_requests_seconds`, 200s of `%s`): the buckets"
+                                + " scraped after minus before the phase, interpolated as"
+                                + " Prometheus's `histogram_quantile` does; the buckets are 9%% to"
+                                + " 33%% apart (… 0.87, 0.96, 1.05, 1.40, 1.75 … ms), so that p99"
+                                + " is an estimate within its bucket. The baseline"
+                                + " (`ServeBenchmark.rawRead`) is the same store object's raw"
+                                + " multi-key read (one `MGET`) of the tile keys that the"
+                                + " request's 50 window covers need, without decoding or"
+                                + " evaluating, from %d threads on the same open-loop schedule."
+                                + " %d cores, shared: the 1-minute load average was %.1f at the"
+                                + " start and %.1f at the end. Medians over %d runs.",
+                        runs,
+                        duration.toSeconds(),
+                        step.toSeconds(),
+                        batch,
+                        CONNECTIONS,
+                        duration.toSeconds(),
+                        step.toSeconds(),
+                        GIVE_UP.toSeconds(),
+                        DRAIN.toSeconds(),
+                        PATH,
+                        READ_THREADS,
+                        Runtime.getRuntime().availableProcessors(),
+                        load[0],
+                        load[1],
+                        runs));
+        lines.add("");
+        lines.add("| measure | median | runs | goal |");
+        lines.add("|---|---|---|---|");
+        a.rows(lines, "≤ 2 ms", "≤ 1 ms", SINGLE_RATE);
+        b.rows(lines, "≤ 10 ms (Feast's Go server, published: 22 ms)", "", BATCH_RATE);
+        lines.add(
+                String.format(
+                        "| c) highest rate of 1 × 50 requests with HTTP p99 ≤ %.0f ms, no errors"
+                                + " (requests/s; steps %,d, %,d, %,d, … then %d bisections) |"
+                                + " %,.0f | %s | |",
+                        CAPACITY_P99_MS,
+                        FIRST_STEP,
+                        FIRST_STEP * 2,
+                        FIRST_STEP * 4,
+                        BISECTIONS,
+                        BenchmarkReport.median(capacity),
+                        BenchmarkReport.runs(capacity, "%,.0f")));
+        lines.add("");
+        lines.add(a.footnote());
+        lines.add("");
+        lines.add(b.footnote());
+        lines.add("");
+        lines.add("Measured " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ".");
+        return String.join("\n", lines);
+    }
+
+    private static void row(List<String> lines, String measure, List<Double> ms, String goal) {
+        lines.add(
+                String.format(
+                        "| %s | %.3f ms | %s | %s |",
+                        measure,
+                        BenchmarkReport.median(ms),
+                        BenchmarkReport.runs(ms, "%.3f"),
+                        goal));
+    }
+
+    /** 200s of {@code PATH} in the server's histogram of request latency, as scraped now. */
+    private static PrometheusHistogram serverHistogram(LoadClient client) {
+        try {
+            return PrometheusHistogram.parse(client.scrape(), METRIC, SERIES);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot scrape the server's /metrics: " + e, e);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.sluice.app.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The highest-rate search of {@code bench serve}, against made-up capacities. */
+class ServeBenchmarkTest {
+
+    private final List<Integer> tried = new ArrayList<>();
+
+    private int highest(int capacity, int max) {
+        return ServeBenchmark.highestPassing(
+                500,
+                max,
+                2,
+                rate -> {
+                    tried.add(rate);
+                    return rate <= capacity;
+                });
+    }
+
+    @Test
+    void shouldDoubleUntilARateFailsThenBisectTwice() {
+        assertThat(highest(2_600, 64_000)).isEqualTo(2_500);
+        assertThat(tried).containsExactly(500, 1_000, 2_000, 4_000, 3_000, 2_500);
+    }
+
+    @Test
+    void shouldAnswerTheLastStepWhenEveryStepPasses() {
+        assertThat(highest(1_000_000, 4_000)).isEqualTo(4_000);
+        assertThat(tried).containsExactly(500, 1_000, 2_000, 4_000);
+    }
+
+    @Test
+    void shouldBisectBelowTheFirstStepWhenItFails() {
+        assertThat(highest(300, 64_000)).isEqualTo(250);
+        assertThat(tried).containsExactly(500, 250, 375);
+    }
+
+    @Test
+    void shouldAnswerZeroWhenNothingPasses() {
+        assertThat(highest(0, 64_000)).isZero();
+    }
+}
