@@ -14,6 +14,7 @@ class ServeBenchmarkTest {
     private int highest(int capacity, int max) {
         return ServeBenchmark.highestPassing(
                 500,
+                25,
                 max,
                 2,
                 rate -> {
@@ -35,13 +36,20 @@ class ServeBenchmarkTest {
     }
 
     @Test
-    void shouldBisectBelowTheFirstStepWhenItFails() {
+    void shouldHalveUntilARatePassesThenBisectTwice() {
         assertThat(highest(300, 64_000)).isEqualTo(250);
-        assertThat(tried).containsExactly(500, 250, 375);
+        assertThat(tried).containsExactly(500, 250, 375, 312);
     }
 
     @Test
-    void shouldAnswerZeroWhenNothingPasses() {
+    void shouldHalveAsFarAsNeeded() {
+        assertThat(highest(100, 64_000)).isEqualTo(93);
+        assertThat(tried).containsExactly(500, 250, 125, 62, 93, 109);
+    }
+
+    @Test
+    void shouldAnswerZeroWhenNothingDownToTheLowestRatePasses() {
         assertThat(highest(0, 64_000)).isZero();
+        assertThat(tried).containsExactly(500, 250, 125, 62, 31);
     }
 }
