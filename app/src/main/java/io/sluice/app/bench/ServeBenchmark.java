@@ -8,7 +8,6 @@ import io.sluice.config.FeatureConfig;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.ViewDef;
-import io.sluice.features.agg.Windows;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.RedisOnlineStore;
@@ -26,12 +25,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
@@ -170,21 +167,14 @@ public final class ServeBenchmark {
 
     /**
      * The baseline: the raw multi-key read of the objects a request for all of {@code view}'s
-     * features of {@code entities} at {@code now} reads. Today that is one {@code store.read} of
-     * the keys of the tiles each feature's window cover needs, as {@link FeatureReader#read} plans
-     * them, without decoding or evaluating anything. The online store's layout and read API may
-     * change: this method is the one place to adapt.
+     * features of {@code entities} at {@code now} reads: one {@code store.read} of the runs of
+     * tiles the windows cover, per entity, as {@link FeatureReader#read} asks for them first (in
+     * Redis one pipelined script call per entity's hash, which returns the live tiles), without
+     * decoding or evaluating anything.
      */
-    static Map<OnlineStore.TileKey, byte[]> rawRead(
+    static List<OnlineStore.Found> rawRead(
             OnlineStore store, ViewDef view, List<String> entities, long now) throws IOException {
-        Set<OnlineStore.TileKey> keys = new LinkedHashSet<>();
-        for (String entity : entities) {
-            for (FeatureDef f : view.features()) {
-                Windows.Cover cover = Windows.cover(f, now, view.tileMillis(), view.coarseMillis());
-                keys.addAll(FeatureReader.tileKeys(view.name(), entity, cover));
-            }
-        }
-        return store.read(new ArrayList<>(keys), now);
+        return store.read(FeatureReader.windowReads(view, view.features(), entities, now), now);
     }
 
     /**
@@ -530,9 +520,11 @@ public final class ServeBenchmark {
                                 + " 33%% apart (… 0.87, 0.96, 1.05, 1.40, 1.75 … ms), so that p99"
                                 + " is an estimate within its bucket. The baseline"
                                 + " (`ServeBenchmark.rawRead`) is the same store object's raw"
-                                + " multi-key read (one `MGET`) of the tile keys that the"
-                                + " request's 50 window covers need, without decoding or"
-                                + " evaluating, from %d threads on the same open-loop schedule."
+                                + " multi-key read of the same objects: the runs of tiles the"
+                                + " request's 50 window covers need, one pipelined script call"
+                                + " per entity's hash (returning its live tiles), without"
+                                + " decoding or evaluating, from %d threads on the same"
+                                + " open-loop schedule."
                                 + " %d cores, shared with other work: the 1-minute load average"
                                 + " was %.1f before the benchmark started and %.1f at its end"
                                 + " (its own threads included). Medians over %d runs.",

@@ -242,22 +242,23 @@ public final class FeatureReader {
         }
     }
 
-    /** The store keys of the tiles {@code cover} reads for {@code entity}. */
-    public static List<OnlineStore.TileKey> tileKeys(
-            String view, String entity, Windows.Cover cover) {
-        List<OnlineStore.TileKey> keys = new ArrayList<>();
-        for (long s : cover.coarse()) {
-            keys.add(new OnlineStore.TileKey(view, entity, OnlineStore.Level.COARSE, s));
+    /**
+     * What the reader asks the store for first, for {@code entities} of {@code view} read at {@code
+     * at}: the runs of tiles the windows of {@code features} cover, per entity (for benchmarks that
+     * measure the store's own read of the same objects).
+     */
+    public static List<OnlineStore.RangeRead> windowReads(
+            ViewDef view, List<FeatureDef> features, List<String> entities, long at) {
+        Asked asked = new Asked(view);
+        for (FeatureDef f : features) {
+            asked.add(Windows.cover(f, at, view.tileMillis(), view.coarseMillis()));
         }
-        for (long s : cover.fine()) {
-            keys.add(new OnlineStore.TileKey(view, entity, OnlineStore.Level.FINE, s));
+        List<OnlineStore.TileRange> ranges = asked.ranges();
+        List<OnlineStore.RangeRead> reads = new ArrayList<>(entities.size());
+        for (String entity : entities) {
+            reads.add(new OnlineStore.RangeRead(view.name(), entity, ranges));
         }
-        if (cover.hasHead()) {
-            keys.add(
-                    new OnlineStore.TileKey(
-                            view, entity, OnlineStore.Level.FINE, cover.headStart()));
-        }
-        return keys;
+        return reads;
     }
 
     /**
