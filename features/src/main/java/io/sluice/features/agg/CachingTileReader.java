@@ -7,14 +7,15 @@ import java.util.Map;
 /**
  * A {@link Windows.TileReader} that keeps each whole tile's partial once read, for a reader that
  * evaluates many windows of one entity (the training-set builder, one row per label time): each
- * fine and coarse partial is then computed once per feature, however many rows read it. Heads are
- * cut at each row's own time, so they are not kept.
+ * fine and coarse partial is then computed once per partial key ({@link FeatureDef#partialKey()}),
+ * however many rows and features read it. Heads are cut at each row's own time, so they are not
+ * kept.
  */
 public final class CachingTileReader implements Windows.TileReader {
 
     private final Windows.TileReader tiles;
-    private final Map<FeatureDef, Map<Long, Partial>> fine = new HashMap<>();
-    private final Map<FeatureDef, Map<Long, Partial>> coarse = new HashMap<>();
+    private final Map<String, Map<Long, Partial>> fine = new HashMap<>();
+    private final Map<String, Map<Long, Partial>> coarse = new HashMap<>();
 
     public CachingTileReader(Windows.TileReader tiles) {
         this.tiles = tiles;
@@ -23,13 +24,13 @@ public final class CachingTileReader implements Windows.TileReader {
     // Windows only merge what a reader returns, so a kept partial can be returned again.
     @Override
     public Partial fine(long start, FeatureDef feature) {
-        return fine.computeIfAbsent(feature, f -> new HashMap<>())
+        return fine.computeIfAbsent(feature.partialKey(), f -> new HashMap<>())
                 .computeIfAbsent(start, s -> tiles.fine(s, feature));
     }
 
     @Override
     public Partial coarse(long start, FeatureDef feature) {
-        return coarse.computeIfAbsent(feature, f -> new HashMap<>())
+        return coarse.computeIfAbsent(feature.partialKey(), f -> new HashMap<>())
                 .computeIfAbsent(start, s -> tiles.coarse(s, feature));
     }
 

@@ -4,11 +4,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The one place a coarse tile's partials are built: each feature's partial over the fine tiles the
- * coarse tile spans, merged in ascending order of start. The features job adds to them event by
- * event ({@link #add}), and everything else (retractions, store writes, in-memory readers) rebuilds
- * them from the fine tiles ({@link #of}); both give the same partial, since partials are mergeable
- * in any grouping.
+ * The one place a coarse tile's partials are built: one partial per partial key of the view's
+ * features ({@link FeatureDef#partialKey()}) over the fine tiles the coarse tile spans, merged in
+ * ascending order of start. The features job adds to them event by event ({@link #add}), and
+ * everything else (retractions, store writes, in-memory readers) rebuilds them from the fine tiles
+ * ({@link #of}); both give the same partial, since partials are mergeable in any grouping.
  */
 public final class CoarsePartials {
 
@@ -24,23 +24,21 @@ public final class CoarsePartials {
     }
 
     /**
-     * Each of the view's features' partial over {@code fine}, by feature name, and the view's
-     * {@link ViewDef#presence() presence} count under {@link ViewDef#PRESENCE}.
+     * The view's partials over {@code fine}, one per {@link FeatureDef#partialKey() partial key}
+     * (which the view's presence count shares with its count features).
      */
     public static Map<String, Partial> of(ViewDef view, Iterable<Tile> fine) {
         Map<String, Partial> partials = new LinkedHashMap<>();
-        for (FeatureDef f : view.features()) {
-            partials.put(f.name(), of(f, fine));
+        for (FeatureDef f : view.partials()) {
+            partials.put(f.partialKey(), of(f, fine));
         }
-        partials.put(ViewDef.PRESENCE, of(view.presence(), fine));
         return partials;
     }
 
     /** Adds an event that joined one of the coarse tile's fine tiles to its partials, in place. */
     public static void add(ViewDef view, Map<String, Partial> partials, EventEntry event) {
-        for (FeatureDef f : view.features()) {
-            partials.computeIfAbsent(f.name(), n -> new Partial()).add(f, event);
+        for (FeatureDef f : view.partials()) {
+            partials.computeIfAbsent(f.partialKey(), n -> new Partial()).add(f, event);
         }
-        partials.computeIfAbsent(ViewDef.PRESENCE, n -> new Partial()).add(view.presence(), event);
     }
 }

@@ -24,6 +24,17 @@ public record FeatureDef(
         boolean fractional)
         implements Serializable {
 
+    /**
+     * The key of its partial in a coarse tile. Features that add an event alike share one: every
+     * count (and the view's {@link ViewDef#presence() presence}) counts events; every other
+     * aggregation of one field keeps the same count, sums, min, max and last of its non-null
+     * values. So a coarse tile keeps one partial per key, not per feature: a view of 50 windows
+     * over two fields keeps two.
+     */
+    public String partialKey() {
+        return agg == Aggregation.COUNT ? ViewDef.PRESENCE : "#" + valueIndex;
+    }
+
     /** The Avro (and so Parquet) type of its values, narrowest as declared: float stays float. */
     public Schema valueSchema() {
         return Schema.create(

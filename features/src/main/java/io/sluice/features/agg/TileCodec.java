@@ -12,13 +12,21 @@ import java.util.Map;
 
 /**
  * The bytes an online store keeps for a tile. A fine tile is its events (so that a window's head
- * can be cut at any {@code t}); a coarse tile is the partial of each feature over its fine tiles,
- * by feature name. A small fixed binary layout (a version byte, then {@link DataOutputStream}
- * fields), because a tile is read on every feature request.
+ * can be cut at any {@code t}); a coarse tile is the partials over its fine tiles, one per partial
+ * key of the view's features ({@link CoarsePartials}). A small fixed binary layout (a version byte,
+ * then {@link DataOutputStream} fields), because a tile is read on every feature request.
  */
 public final class TileCodec {
 
+    /** Fine tiles' layout. */
     private static final byte FORMAT = 1;
+
+    /**
+     * Coarse tiles' layout: 2 keys partials by {@link FeatureDef#partialKey()}; 1 (by feature name)
+     * is no longer read.
+     */
+    private static final byte COARSE_FORMAT = 2;
+
     private static final byte NULL = 0;
     private static final byte LONG = 1;
     private static final byte DOUBLE = 2;
@@ -66,11 +74,11 @@ public final class TileCodec {
         }
     }
 
-    /** A coarse tile from its partials by feature name ({@link CoarsePartials}). */
+    /** A coarse tile from its partials by partial key ({@link CoarsePartials}). */
     public static byte[] encodeCoarse(Map<String, Partial> partials) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * partials.size());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(FORMAT);
+            out.writeByte(COARSE_FORMAT);
             out.writeShort(partials.size());
             for (Map.Entry<String, Partial> e : partials.entrySet()) {
                 Partial p = e.getValue();
@@ -94,10 +102,10 @@ public final class TileCodec {
         return bytes.toByteArray();
     }
 
-    /** A coarse tile's partials by feature name. */
+    /** A coarse tile's partials by partial key. */
     public static Map<String, Partial> decodeCoarse(byte[] payload) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
-            checkFormat(in);
+            checkFormat(in, COARSE_FORMAT);
             int n = in.readShort();
             Map<String, Partial> partials = new LinkedHashMap<>();
             for (int i = 0; i < n; i++) {
@@ -121,9 +129,19 @@ public final class TileCodec {
     }
 
     private static void checkFormat(DataInputStream in) throws IOException {
+        checkFormat(in, FORMAT);
+    }
+
+    private static void checkFormat(DataInputStream in, byte expected) throws IOException {
         byte format = in.readByte();
-        if (format != FORMAT) {
-            throw new IOException("unknown tile format " + format);
+        if (format != expected) {
+            throw new IOException(
+                    "tile format "
+                            + format
+                            + " is not this Sluice's ("
+                            + expected
+                            + "): the online store was written by another version; rebuild it"
+                            + " with `sluice features --rebuild`");
         }
     }
 

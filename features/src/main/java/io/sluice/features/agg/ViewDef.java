@@ -21,6 +21,8 @@ import org.apache.avro.generic.GenericRecord;
  * @param ttlMillis how long values are kept
  * @param fields the source fields the features read, in first-use order
  * @param features the features, in config order
+ * @param partials one feature per {@link FeatureDef#partialKey() partial key} of the features and
+ *     the presence count: what a coarse tile keeps
  */
 public record ViewDef(
         String name,
@@ -28,8 +30,35 @@ public record ViewDef(
         long coarseMillis,
         long ttlMillis,
         List<String> fields,
-        List<FeatureDef> features)
+        List<FeatureDef> features,
+        List<FeatureDef> partials)
         implements Serializable {
+
+    public ViewDef(
+            String name,
+            long tileMillis,
+            long coarseMillis,
+            long ttlMillis,
+            List<String> fields,
+            List<FeatureDef> features) {
+        this(
+                name,
+                tileMillis,
+                coarseMillis,
+                ttlMillis,
+                fields,
+                features,
+                partials(features, presence(ttlMillis)));
+    }
+
+    private static List<FeatureDef> partials(List<FeatureDef> features, FeatureDef presence) {
+        java.util.Map<String, FeatureDef> byKey = new java.util.LinkedHashMap<>();
+        byKey.put(presence.partialKey(), presence);
+        for (FeatureDef f : features) {
+            byKey.putIfAbsent(f.partialKey(), f);
+        }
+        return List.copyOf(byKey.values());
+    }
 
     /** How many fine tiles make one coarse tile. */
     public static final int COARSE_FACTOR = 60;
@@ -83,6 +112,10 @@ public record ViewDef(
      * so a store reader and an in-memory one evaluate it with the same window code.
      */
     public FeatureDef presence() {
+        return presence(ttlMillis);
+    }
+
+    private static FeatureDef presence(long ttlMillis) {
         return new FeatureDef(PRESENCE, Aggregation.COUNT, -1, ttlMillis, FeatureType.LONG, false);
     }
 

@@ -270,6 +270,17 @@ public final class FeatureReader {
         private final Map<Long, Tile> fine = new HashMap<>();
         private final Map<Long, Map<String, Partial>> coarse = new HashMap<>();
 
+        /**
+         * Whole fine tiles' partials by partial key, then start: features sharing a key share it.
+         */
+        private final Map<String, Map<Long, Partial>> finePartials = new HashMap<>();
+
+        /** Heads' partials by partial key; a read cuts every head at the same place. */
+        private final Map<String, Partial> heads = new HashMap<>();
+
+        private long headStart = Long.MIN_VALUE;
+        private long headEnd = Long.MIN_VALUE;
+
         Fetched(OnlineStore.Found found) {
             this.found = found;
         }
@@ -316,21 +327,29 @@ public final class FeatureReader {
             return false;
         }
 
+        // Windows only merge what a reader returns, so a partial can be shared by features.
         @Override
         public Partial fine(long start, FeatureDef feature) {
-            return fineTile(start).partial(feature);
+            return finePartials
+                    .computeIfAbsent(feature.partialKey(), k -> new HashMap<>())
+                    .computeIfAbsent(start, s -> fineTile(s).partial(feature));
         }
 
         @Override
         public Partial coarse(long start, FeatureDef feature) {
-            Partial p = coarsePartials(start).get(feature.name());
-            // Windows only merge what a reader returns, so the decoded partial can be shared.
+            Partial p = coarsePartials(start).get(feature.partialKey());
             return p == null ? new Partial() : p;
         }
 
         @Override
         public Partial head(long start, long before, FeatureDef feature) {
-            return fineTile(start).partial(feature, before);
+            if (start != headStart || before != headEnd) {
+                heads.clear();
+                headStart = start;
+                headEnd = before;
+            }
+            return heads.computeIfAbsent(
+                    feature.partialKey(), k -> fineTile(start).partial(feature, before));
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.sluice.features.online;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -21,6 +22,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,9 +48,10 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p><b>Writes</b> are one Lua call per (view, entity) of a batch, pipelined, each tile a
- * compare-and-set on its version. <b>Reads</b> are one Lua call per (view, entity), pipelined: the
- * script expands the runs of tiles asked for, {@code HMGET}s them and returns only live ones, so a
- * request of 100 entities costs one round trip per Redis node and carries back only what exists.
+ * compare-and-set on its version. <b>Reads</b> are one {@code HMGET} per (view, entity) of the
+ * fields the runs of tiles name, pipelined, so a request of 100 entities costs one round trip per
+ * Redis node; expired fields are dropped here. (A Lua read that filtered inside Redis cost 0.1 to
+ * 0.5 ms per call on Redis 6.2, against 0.02 ms for the {@code HMGET}.)
  *
  * <p>{@code redis://} and {@code rediss://} name one server; {@code redis-cluster://} and {@code
  * rediss-cluster://host:port,host:port,…} name a cluster's seed nodes, from which Lettuce learns
@@ -99,41 +102,6 @@ public final class RedisOnlineStore implements OnlineStore {
             return applied
             """;
 
-    /** KEYS[1] the hash; ARGV[1] now; then per run: prefix (f or c), from, to, step. */
-    static final String READ =
-            """
-            if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
-            local now = tonumber(ARGV[1])
-            local fields = {}
-            for i = 2, #ARGV, 4 do
-              local s = tonumber(ARGV[i + 1])
-              local to = tonumber(ARGV[i + 2])
-              local step = tonumber(ARGV[i + 3])
-              while s < to do
-                fields[#fields + 1] = ARGV[i] .. string.format('%d', s)
-                s = s + step
-              end
-            end
-            local out = {}
-            for c = 1, #fields, 1000 do
-              local chunk = {}
-              for j = c, math.min(c + 999, #fields) do chunk[#chunk + 1] = fields[j] end
-              local values = redis.call('HMGET', KEYS[1], unpack(chunk))
-              for j = 1, #values do
-                local v = values[j]
-                if v then
-                  local a = string.find(v, ',', 1, true)
-                  if tonumber(string.sub(v, 1, a - 1)) > now then
-                    local b = string.find(v, ',', a + 1, true)
-                    out[#out + 1] = chunk[j]
-                    out[#out + 1] = string.sub(v, b + 1)
-                  end
-                end
-              end
-            end
-            return out
-            """;
-
     /** Fields that are not tiles: the hash's expiry and the sweep's cursor. */
     private static final int META_FIELDS = 2;
 
@@ -146,7 +114,6 @@ public final class RedisOnlineStore implements OnlineStore {
     private final AutoCloseable client;
     private final Connector connector;
     private final String writeSha;
-    private final String readSha;
 
     /** The connection, once made: Redis may not be up when the store is opened. */
     private volatile Connected connected;
@@ -203,7 +170,6 @@ public final class RedisOnlineStore implements OnlineStore {
                     };
         }
         writeSha = sha1(WRITE);
-        readSha = sha1(READ);
         try {
             connected();
         } catch (IOException notYet) {
@@ -330,39 +296,88 @@ public final class RedisOnlineStore implements OnlineStore {
 
     @Override
     public List<Found> read(List<RangeRead> reads, long now) throws IOException {
-        List<byte[]> keys = new ArrayList<>(reads.size());
-        List<byte[][]> args = new ArrayList<>(reads.size());
-        for (RangeRead r : reads) {
-            keys.add(hashKey(r.view(), r.entity()));
-            byte[][] a = new byte[1 + 4 * r.ranges().size()][];
-            a[0] = ascii(now);
-            for (int i = 0; i < r.ranges().size(); i++) {
-                TileRange range = r.ranges().get(i);
-                a[1 + 4 * i] = range.level() == Level.FINE ? F : C;
-                a[2 + 4 * i] = ascii(range.from());
-                a[3 + 4 * i] = ascii(range.to());
-                a[4 + 4 * i] = ascii(range.step());
+        Connected c = connected();
+        // Reads of one request mostly ask for the same runs: name their fields once.
+        Map<List<TileRange>, Fields> named = new HashMap<>();
+        List<Fields> fields = new ArrayList<>(reads.size());
+        List<RedisFuture<List<KeyValue<byte[], byte[]>>>> futures = new ArrayList<>(reads.size());
+        synchronized (pipeline) {
+            c.connection().setAutoFlushCommands(false);
+            try {
+                for (RangeRead r : reads) {
+                    Fields f = named.computeIfAbsent(r.ranges(), Fields::of);
+                    fields.add(f);
+                    futures.add(
+                            f.names.length == 0
+                                    ? null
+                                    : c.commands().hmget(hashKey(r.view(), r.entity()), f.names));
+                }
+                c.connection().flushCommands();
+            } finally {
+                c.connection().setAutoFlushCommands(true);
             }
-            args.add(a);
         }
-        List<Object> answers = run(READ, readSha, ScriptOutputType.MULTI, keys, args);
         List<Found> found = new ArrayList<>(reads.size());
-        for (Object answer : answers) {
+        for (int i = 0; i < reads.size(); i++) {
             Found f = new Found();
-            List<?> flat = (List<?>) answer;
-            for (int i = 0; i + 1 < flat.size(); i += 2) {
-                String name = new String((byte[]) flat.get(i), StandardCharsets.US_ASCII);
-                long start = Long.parseLong(name, 1, name.length(), 10);
-                (name.charAt(0) == 'f' ? f.fine() : f.coarse())
-                        .put(start, (byte[]) flat.get(i + 1));
+            if (futures.get(i) != null) {
+                List<KeyValue<byte[], byte[]>> values = await(futures.get(i));
+                Fields names = fields.get(i);
+                for (int j = 0; j < values.size(); j++) {
+                    KeyValue<byte[], byte[]> kv = values.get(j);
+                    byte[] payload = kv.hasValue() ? livePayload(kv.getValue(), now) : null;
+                    if (payload != null) {
+                        (names.fine[j] ? f.fine() : f.coarse()).put(names.starts[j], payload);
+                    }
+                }
             }
             found.add(f);
         }
         return found;
     }
 
-    private static final byte[] F = {'f'};
-    private static final byte[] C = {'c'};
+    /** The hash fields of runs of tiles: names, and the level and start of each. */
+    private record Fields(byte[][] names, boolean[] fine, long[] starts) {
+        static Fields of(List<TileRange> ranges) {
+            List<byte[]> names = new ArrayList<>();
+            List<Boolean> fine = new ArrayList<>();
+            List<Long> starts = new ArrayList<>();
+            for (TileRange r : ranges) {
+                for (long s = r.from(); s < r.to(); s += r.step()) {
+                    names.add(field(r.level(), s).getBytes(StandardCharsets.US_ASCII));
+                    fine.add(r.level() == Level.FINE);
+                    starts.add(s);
+                }
+            }
+            boolean[] f = new boolean[fine.size()];
+            long[] st = new long[starts.size()];
+            for (int i = 0; i < f.length; i++) {
+                f[i] = fine.get(i);
+                st[i] = starts.get(i);
+            }
+            return new Fields(names.toArray(byte[][]::new), f, st);
+        }
+    }
+
+    /** The payload of a stored {@code expireAt,version,payload}, or null once it has expired. */
+    static byte[] livePayload(byte[] stored, long now) {
+        int first = indexOf(stored, 0);
+        long expireAt = Long.parseLong(new String(stored, 0, first, StandardCharsets.US_ASCII));
+        if (expireAt <= now) {
+            return null;
+        }
+        int second = indexOf(stored, first + 1);
+        return java.util.Arrays.copyOfRange(stored, second + 1, stored.length);
+    }
+
+    private static int indexOf(byte[] bytes, int from) {
+        for (int i = from; i < bytes.length; i++) {
+            if (bytes[i] == ',') {
+                return i;
+            }
+        }
+        throw new IllegalStateException("not a Sluice tile: no ',' after byte " + from);
+    }
 
     /**
      * Runs {@code script} once per key, all pipelined, and waits for every answer. A server that

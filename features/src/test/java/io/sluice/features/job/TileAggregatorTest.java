@@ -104,9 +104,9 @@ class TileAggregatorTest {
                 Map<String, Partial> gotPartials = TileCodec.decodeCoarse(got.payload);
                 Map<String, Partial> wantPartials = TileCodec.decodeCoarse(want.payload);
                 for (FeatureDef f : view.features()) {
-                    assertThat(gotPartials.get(f.name()).value(f))
+                    assertThat(gotPartials.get(f.partialKey()).value(f))
                             .as("coarse %s of %s", f.name(), k)
-                            .isEqualTo(wantPartials.get(f.name()).value(f));
+                            .isEqualTo(wantPartials.get(f.partialKey()).value(f));
                 }
             }
         }
@@ -233,7 +233,7 @@ class TileAggregatorTest {
     }
 
     private static Object countIn(TileUpdate coarse, FeatureDef count) {
-        return TileCodec.decodeCoarse(coarse.payload).get(count.name()).value(count).value();
+        return TileCodec.decodeCoarse(coarse.payload).get(count.partialKey()).value(count).value();
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<String, Event, TileUpdate> harness(

@@ -1,0 +1,60 @@
+package io.sluice.features.agg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.config.Aggregation;
+import io.sluice.config.FeatureType;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A coarse tile keeps one partial per partial key, and every feature reads its value from it. */
+class CoarsePartialsTest {
+
+    private static final long MINUTE = 60_000;
+
+    @Test
+    void keepsOnePartialPerKeyAndEveryFeatureReadsItsOwnValue() {
+        List<FeatureDef> features = new ArrayList<>();
+        for (long w : new long[] {5 * MINUTE, 60 * MINUTE}) {
+            features.add(
+                    new FeatureDef("n" + w, Aggregation.COUNT, -1, w, FeatureType.LONG, false));
+            features.add(new FeatureDef("s" + w, Aggregation.SUM, 0, w, FeatureType.DOUBLE, true));
+            features.add(new FeatureDef("m" + w, Aggregation.MAX, 0, w, FeatureType.DOUBLE, true));
+            features.add(
+                    new FeatureDef("l" + w, Aggregation.LAST, 1, w, FeatureType.STRING, false));
+        }
+        ViewDef view =
+                new ViewDef(
+                        "v", MINUTE, 60 * MINUTE, 24 * 60 * MINUTE, List.of("a", "b"), features);
+        Tile one = new Tile(0);
+        one.add(new EventEntry(1, "x", new Object[] {2.5, "red"}));
+        one.add(new EventEntry(2, "y", new Object[] {null, "blue"}));
+        Tile two = new Tile(MINUTE);
+        two.add(new EventEntry(MINUTE + 1, "z", new Object[] {7.0, null}));
+
+        Map<String, Partial> coarse =
+                TileCodec.decodeCoarse(
+                        TileCodec.encodeCoarse(CoarsePartials.of(view, List.of(one, two))));
+
+        assertThat(coarse).containsOnlyKeys(ViewDef.PRESENCE, "#0", "#1");
+        for (FeatureDef f : view.features()) {
+            assertThat(coarse.get(f.partialKey()).value(f))
+                    .as(f.name())
+                    .isEqualTo(CoarsePartials.of(f, List.of(one, two)).value(f));
+        }
+        assertThat(coarse.get(ViewDef.PRESENCE).value(view.presence()).value()).isEqualTo(3L);
+    }
+
+    @Test
+    void refusesACoarseTileOfAnotherLayoutNamingTheRebuild() {
+        byte[] older = {1, 0, 0};
+        assertThatThrownBy(() -> TileCodec.decodeCoarse(older))
+                .isInstanceOf(UncheckedIOException.class)
+                .hasMessageContaining("tile format 1")
+                .hasMessageContaining("sluice features --rebuild");
+    }
+}
