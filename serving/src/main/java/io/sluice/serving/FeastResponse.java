@@ -36,7 +36,10 @@ public final class FeastResponse {
      * EMPTY_WINDOW} is {@code NULL_VALUE} (null min, max, avg, last; count and sum of an empty
      * window are {@code OK} zeros, so {@code PRESENT}); {@code OUT_OF_RETENTION} is {@code
      * OUTSIDE_MAX_AGE}; {@code NOT_FOUND} (no event of the entity in the view's retention) is
-     * {@code NOT_FOUND}.
+     * {@code NOT_FOUND}. {@code INCOMPLETE} (the data a value needs is not all there yet) has no
+     * Feast counterpart; it is {@code NULL_VALUE}, since its value is null and the entity may well
+     * exist ({@code NOT_FOUND} would say it does not, {@code OUTSIDE_MAX_AGE} that a stored value
+     * is too old). Only the training-set builder gives it; the online reader never does.
      */
     public static FeastStatus status(FeatureValue value) {
         return switch (value.status()) {
@@ -44,6 +47,7 @@ public final class FeastResponse {
                     value.value() == null ? FeastStatus.NULL_VALUE : FeastStatus.PRESENT;
             case OUT_OF_RETENTION -> FeastStatus.OUTSIDE_MAX_AGE;
             case NOT_FOUND -> FeastStatus.NOT_FOUND;
+            case INCOMPLETE -> FeastStatus.NULL_VALUE;
         };
     }
 

@@ -34,6 +34,9 @@ class FeastResponseTest {
                 .isEqualTo(FeastStatus.OUTSIDE_MAX_AGE);
         assertThat(FeastResponse.status(new FeatureValue(null, Status.NOT_FOUND, -1)))
                 .isEqualTo(FeastStatus.NOT_FOUND);
+        assertThat(FeastResponse.status(new FeatureValue(null, Status.INCOMPLETE, -1)))
+                .as("Feast has no INCOMPLETE; the value is null, the entity may exist")
+                .isEqualTo(FeastStatus.NULL_VALUE);
     }
 
     @Test
