@@ -18,6 +18,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.flink.util.FileUtils;
@@ -26,8 +27,9 @@ import org.apache.flink.util.FileUtils;
  * Training sets as immutable artifacts under {@code <root>/training_sets/<digest>/}: {@code
  * training_set.parquet} and a {@code _SUCCESS} manifest, published by an atomic rename of a staging
  * directory. The digest addresses an artifact by everything its content depends on: the spine's
- * bytes, the request's options, each requested feature's definition and the manifest of every
- * warehouse hour read. Its text must not change, or every cached artifact is orphaned.
+ * bytes, the request's options, each requested feature's definition, the manifest of every
+ * warehouse hour read and, per view, which rows are marked {@code INCOMPLETE}. Its text must not
+ * change, or every cached artifact is orphaned.
  */
 final class ArtifactStore {
 
@@ -95,6 +97,7 @@ final class ArtifactStore {
         manifest.put("rows", plan.rows.length);
         manifest.put("features", request.features().stream().map(Object::toString).toList());
         manifest.put("sample", request.sample().map(Sample::toString).orElse(null));
+        manifest.put("incomplete", request.incomplete().name().toLowerCase(Locale.ROOT));
         manifest.put("partitions", plan.partitions);
         manifest.put("files_read", computed.files.size());
         manifest.put("statuses", computed.statuses);
@@ -133,6 +136,23 @@ final class ArtifactStore {
                             vp.table.buckets()));
         }
         plan.manifests.forEach(m -> s.append("hour ").append(m).append('\n'));
+        // Rows marked INCOMPLETE (only when asked to mark them): which, per view. A request whose
+        // rows are all whole gives the same text whether it marks or refuses, as the same data.
+        for (TrainingPlan.View vp : plan.views) {
+            StringBuilder marked = new StringBuilder();
+            for (int i = 0; i < plan.rows.length; i++) {
+                if (vp.keys[i] != null && vp.missing[i] != CompleteHours.NONE) {
+                    marked.append(i).append(',');
+                }
+            }
+            if (!marked.isEmpty()) {
+                s.append("incomplete ")
+                        .append(vp.view.name())
+                        .append(' ')
+                        .append(sha256(marked.toString().getBytes(StandardCharsets.UTF_8)))
+                        .append('\n');
+            }
+        }
         return sha256(s.toString().getBytes(StandardCharsets.UTF_8));
     }
 

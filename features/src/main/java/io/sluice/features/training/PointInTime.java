@@ -27,7 +27,10 @@ import java.util.concurrent.Future;
 /**
  * The point-in-time step: each planned row's features as {@code value(f, e, t)}, computed by the
  * shared window library ({@link Windows}, {@link EntityTiles}) from the warehouse's events, one
- * task per (view, bucket), each reading only that bucket's files of the hours its rows need.
+ * task per (view, bucket), each reading only that bucket's files of the hours its rows need. A row
+ * with no key in a view's entity column is {@link Status#NOT_FOUND} there; one whose window the
+ * warehouse does not hold whole (the plan marks it) is {@link Status#INCOMPLETE}, and nothing is
+ * read for it.
  */
 final class PointInTime {
 
@@ -58,7 +61,19 @@ final class PointInTime {
                 TrainingPlan.View vp = plan.views.get(v);
                 Map<Integer, List<Integer>> byBucket = new HashMap<>();
                 for (int i = 0; i < rows; i++) {
-                    byBucket.computeIfAbsent(plan.buckets[v][i], b -> new ArrayList<>()).add(i);
+                    if (vp.answered(i)) {
+                        byBucket.computeIfAbsent(vp.buckets[i], b -> new ArrayList<>()).add(i);
+                    } else {
+                        // No key: no event is its entity's. Else: not answered from part of it.
+                        Status status =
+                                vp.keys[i] == null
+                                        ? Windows.notFound().status()
+                                        : Status.INCOMPLETE;
+                        for (int column : vp.columns) {
+                            out.values[i][column] = null;
+                            out.status[i][column] = status;
+                        }
+                    }
                 }
                 WarehouseEvents warehouse =
                         new WarehouseEvents(
@@ -121,12 +136,13 @@ final class PointInTime {
         List<Path> files = read(vp, warehouse, bucket, rows, plan, tiles);
         // Rows of one entity together, so its tile partials are merged once for all of them.
         List<Integer> ordered = new ArrayList<>(rows);
-        ordered.sort((a, b) -> plan.keys[a].compareTo(plan.keys[b]));
+        String[] keys = vp.keys;
+        ordered.sort((a, b) -> keys[a].compareTo(keys[b]));
         String current = null;
         CachingTileReader reader = null;
         for (int i : ordered) {
-            if (!plan.keys[i].equals(current)) {
-                current = plan.keys[i];
+            if (!keys[i].equals(current)) {
+                current = keys[i];
                 reader = new CachingTileReader(tiles.get(current));
             }
             boolean known = Windows.present(vp.view, plan.tails[i], plan.ends[i], reader);
@@ -167,7 +183,7 @@ final class PointInTime {
         for (int i : rows) {
             long from = vp.from(plan.tails[i]);
             hours.addAll(vp.hours.subSet(Windows.floor(from, hour), true, plan.ends[i], false));
-            events.computeIfAbsent(plan.keys[i], k -> new ArrayList<>());
+            events.computeIfAbsent(vp.keys[i], k -> new ArrayList<>());
         }
         List<Path> files = new ArrayList<>();
         for (long h : hours) {

@@ -254,6 +254,19 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
         return v.toString();
     }
 
+    /**
+     * Row {@code row}'s entity key in {@code column} as text, or null when it is null or empty: a
+     * row with no entity of a view (an item-less row of a user and item spine, say).
+     */
+    public String keyOrNull(int row, Schema.Field column) {
+        Object v = rows.get(row).get(column.pos());
+        if (v == null) {
+            return null;
+        }
+        String key = v.toString();
+        return key.isEmpty() ? null : key;
+    }
+
     static Schema nonNull(Schema schema) {
         if (schema.getType() != Schema.Type.UNION) {
             return schema;

@@ -84,8 +84,23 @@ class TrainingSetBuilderTest {
         entities = new ArrayList<>(new TreeSet<>(events.keySet()));
     }
 
-    /** A Parquet spine of (user_id, event_timestamp as timestamp-micros, label) rows. */
+    /**
+     * The end of the warehouse's last complete, compacted hour: the generator's six hours of events
+     * from {@link #START} all land complete and are compacted.
+     */
+    private static final Instant COVERED = START.plusSeconds(6 * 3600);
+
+    /**
+     * A Parquet spine of (user_id, event_timestamp as timestamp-micros, label) rows, at times from
+     * an hour before {@link #START} to {@link #COVERED}: what the warehouse holds whole.
+     */
     private static Path spine(String name, long seed, int rows) throws IOException {
+        return spine(name, seed, rows, COVERED);
+    }
+
+    /** As {@link #spine(String, long, int)}, its random times up to {@code until}. */
+    private static Path spine(String name, long seed, int rows, Instant until) throws IOException {
+        long span = until.toEpochMilli() - (START.toEpochMilli() - HOUR);
         Schema schema =
                 new Schema.Parser()
                         .parse(
@@ -115,7 +130,7 @@ class TrainingSetBuilderTest {
                     t = own.get(random.nextInt(own.size())).ts() * 1000;
                 } else {
                     t =
-                            (START.toEpochMilli() - HOUR + random.nextLong(9 * HOUR)) * 1000
+                            (START.toEpochMilli() - HOUR + random.nextLong(span)) * 1000
                                     + random.nextInt(1000);
                 }
                 r.put("user_id", entity);
@@ -131,9 +146,14 @@ class TrainingSetBuilderTest {
         return view.features().stream().map(f -> new FeatureRef(view.name(), f.name())).toList();
     }
 
+    /**
+     * Every row's features equal the definition at its exact time, except rows later than the
+     * warehouse's last complete hour: asked to mark them, every feature is null and INCOMPLETE.
+     */
     @Test
     void shouldEqualTheDefinitionAtEachRowsTimeWithTheSpineUnchanged() throws IOException {
-        Path spine = spine("spine.parquet", 1, 600);
+        // Times up to two hours past what the warehouse holds.
+        Path spine = spine("spine.parquet", 1, 600, COVERED.plusSeconds(2 * 3600));
         // Request the features in an order other than the config's.
         List<FeatureRef> refs = new ArrayList<>(allFeatures());
         java.util.Collections.reverse(refs);
@@ -141,7 +161,12 @@ class TrainingSetBuilderTest {
                 new TrainingSetBuilder(config, 2)
                         .build(
                                 new TrainingSetBuilder.Request(
-                                        spine, refs, "event_timestamp", Optional.empty(), true));
+                                        spine,
+                                        refs,
+                                        "event_timestamp",
+                                        Optional.empty(),
+                                        true,
+                                        TrainingSetBuilder.Incomplete.MARK));
         assertThat(result.reused()).isFalse();
         assertThat(result.rows()).isEqualTo(600);
 
@@ -165,17 +190,22 @@ class TrainingSetBuilderTest {
                                     + "')");
             assertThat(rows).hasSize(600);
             long nonEmpty = 0;
+            long incomplete = 0;
             for (int i = 0; i < rows.size(); i++) {
                 Map<String, Object> row = rows.get(i);
                 assertThat(row.get("label")).isEqualTo(i); // spine order, labels unchanged
                 String entity = (String) row.get("user_id");
                 // The row's time exactly, at the spine's microseconds.
                 long t = ((Number) row.get("t_us")).longValue() * 1_000;
+                boolean past = t > Definition.nanos(COVERED.toEpochMilli());
+                incomplete += past ? 1 : 0;
                 for (FeatureRef ref : refs) {
                     FeatureDef f = def.feature(ref.feature());
                     FeatureValue expected =
-                            Definition.valueAtNanos(
-                                    def, f, t, events.getOrDefault(entity, List.of()));
+                            past
+                                    ? new FeatureValue(null, Status.INCOMPLETE, -1)
+                                    : Definition.valueAtNanos(
+                                            def, f, t, events.getOrDefault(entity, List.of()));
                     String column = ref.view() + "__" + ref.feature();
                     String what = column + " of " + entity + " at " + Instant.ofEpochSecond(0, t);
                     assertThat(row.get(column + "__status"))
@@ -188,6 +218,9 @@ class TrainingSetBuilderTest {
                 }
             }
             assertThat(nonEmpty).isGreaterThan(1_000);
+            assertThat(incomplete).isGreaterThan(50);
+            assertThat(result.statuses().get(refs.get(0).toString()).get(Status.INCOMPLETE))
+                    .isEqualTo(incomplete);
         }
     }
 
@@ -398,6 +431,7 @@ class TrainingSetBuilderTest {
                             () ->
                                     builder.build(
                                             TrainingSetBuilder.Request.of(spine, allFeatures())))
+                    .isInstanceOf(IncompleteDataException.class)
                     .hasMessageContaining(hour)
                     .hasMessageContaining("open");
             Files.write(rawManifest, new String(manifest).replace("{", "{ ").getBytes());
