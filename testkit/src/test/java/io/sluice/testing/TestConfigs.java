@@ -29,21 +29,76 @@ public final class TestConfigs {
 
     public static SluiceConfig shop(Path root, String bootstrap, String topicPrefix) {
         try {
-            String yaml =
-                    Files.readString(referenceFile())
-                            .replace("topic: shop.", "topic: " + topicPrefix + ".shop.");
-            return SluiceConfig.parse(
-                    yaml,
-                    "sluice.yaml",
-                    root,
-                    name -> Schemas.current(name).orElse(null),
-                    Map.of(
-                            "KAFKA_BOOTSTRAP",
-                            bootstrap,
-                            "SLUICE_STORAGE_ROOT",
-                            root.toUri().toString()));
+            return parse(Files.readString(referenceFile()), root, bootstrap, topicPrefix);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The name of {@link #shopWithItems}'s second entity's view: item sales, keyed by {@code
+     * item_id}.
+     */
+    public static final String ITEM_VIEW = "item_sales";
+
+    /**
+     * {@link #shop} with a second entity, for tests only: table {@code item_purchases} (the
+     * Purchase schema on its own topic, keyed by {@code item_id}, 8 buckets) and its view {@code
+     * item_sales} ({@code sales_1h}: count over 1h; {@code revenue_24h}: sum of price over 24h as a
+     * double; {@code last_buyer_country}: last country; ttl 1d), so a training set can join a user
+     * view and an item view.
+     */
+    public static SluiceConfig shopWithItems(Path root, String bootstrap, String topicPrefix) {
+        String table =
+                """
+                  - name: item_purchases
+                    topic: shop.item_purchases
+                    schema: Purchase
+                    format: json
+                    event_time: event_time
+                    key: item_id
+                    id: event_id
+                    buckets: 8
+
+                """;
+        String view =
+                """
+
+                  - name: item_sales
+                    entity: item_id
+                    source: item_purchases
+                    tile: 1m
+                    ttl: 1d
+                    features:
+                      - { name: sales_1h, agg: count, window: 1h }
+                      - { name: revenue_24h, agg: sum, field: price, window: 24h, type: double }
+                      - { name: last_buyer_country, agg: last, field: country }
+                """;
+        try {
+            String yaml = Files.readString(referenceFile());
+            int views = yaml.indexOf("\nfeature_views:");
+            if (views < 0) {
+                throw new IllegalStateException("the reference config has no feature_views");
+            }
+            yaml = yaml.substring(0, views + 1) + table + yaml.substring(views + 1);
+            return parse(yaml.stripTrailing() + "\n" + view, root, bootstrap, topicPrefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static SluiceConfig parse(
+            String reference, Path root, String bootstrap, String topicPrefix) {
+        String yaml = reference.replace("topic: shop.", "topic: " + topicPrefix + ".shop.");
+        return SluiceConfig.parse(
+                yaml,
+                "sluice.yaml",
+                root,
+                name -> Schemas.current(name).orElse(null),
+                Map.of(
+                        "KAFKA_BOOTSTRAP",
+                        bootstrap,
+                        "SLUICE_STORAGE_ROOT",
+                        root.toUri().toString()));
     }
 }
