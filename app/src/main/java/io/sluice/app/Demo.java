@@ -3,6 +3,7 @@ package io.sluice.app;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.sluice.compact.CompactJob;
+import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.DeadLetterSerializer;
@@ -31,6 +32,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -230,13 +232,27 @@ final class Demo {
     }
 
     /**
-     * Writes an example spine, {@code DIR/spine.csv} (random entities at random times since the
-     * events began, with a made-up label), and builds its training set of every feature.
+     * Writes an example spine, {@code DIR/spine.csv} (random entities at random times from when the
+     * events began to the end of what the warehouse holds whole, with a made-up label), and builds
+     * its training set of every feature. A later time would be refused: the warehouse does not have
+     * its events yet.
      */
     private Void trainingSet(SluiceConfig config) throws IOException {
         List<String> entities = validEntities.stream().sorted().toList();
         Instant from = Instant.parse((String) summary.get("event_time_start"));
-        long span = Math.max(1, System.currentTimeMillis() - from.toEpochMilli());
+        TrainingSetBuilder builder = new TrainingSetBuilder(config);
+        long until = System.currentTimeMillis();
+        List<String> uncovered = new ArrayList<>();
+        for (FeatureViewConfig view : config.featureViews()) {
+            Optional<Instant> covered =
+                    builder.coveredUntil(config.table(view.source()).orElseThrow());
+            if (covered.isPresent()) {
+                until = Math.min(until, covered.get().toEpochMilli());
+            } else {
+                uncovered.add(view.source()); // so few events that none landed in it
+            }
+        }
+        long span = Math.max(1, until - from.toEpochMilli());
         SplittableRandom random = new SplittableRandom(seed);
         StringBuilder csv = new StringBuilder("user_id,event_timestamp,label\n");
         for (int i = 0; i < SPINE_ROWS && !entities.isEmpty(); i++) {
@@ -259,9 +275,14 @@ final class Demo {
                                                         features.add(
                                                                 new FeatureReader.FeatureRef(
                                                                         v.name(), f.name()))));
-        TrainingSetBuilder.Result result =
-                new TrainingSetBuilder(config)
-                        .build(TrainingSetBuilder.Request.of(spine, features));
+        TrainingSetBuilder.Request request = TrainingSetBuilder.Request.of(spine, features);
+        if (!uncovered.isEmpty()) {
+            out.printf(
+                    "training-set: no complete hour of %s: its views' features are INCOMPLETE%n",
+                    String.join(", ", uncovered));
+            request = request.withIncomplete(TrainingSetBuilder.Incomplete.MARK);
+        }
+        TrainingSetBuilder.Result result = builder.build(request);
         TrainingSetBuilder.export(result, dir.resolve("training_set.parquet"));
         summary.put("training_set_rows", result.rows());
         summary.put("training_set_artifact", result.digest());

@@ -4,11 +4,13 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.features.agg.Status;
 import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.online.FeatureRefs;
+import io.sluice.features.training.IncompleteDataException;
 import io.sluice.features.training.Sample;
 import io.sluice.features.training.TrainingSetBuilder;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -27,7 +29,16 @@ import picocli.CommandLine.Spec;
                     + " labels...), every requested feature as it was at that timestamp, computed"
                     + " from the warehouse by the library that serves it online.",
             "Output: the spine's columns, then <view>__<feature> per feature in the order given."
-                    + " A null value means an empty window (count and sum give 0).",
+                    + " A null value means an empty window (count and sum give 0), an entity"
+                    + " with no event in the view's ttl (NOT_FOUND, also a row with an empty key),"
+                    + " or, with --incomplete mark, a row the warehouse cannot answer whole"
+                    + " (INCOMPLETE).",
+            "Views of several entities may be joined (say a user view and an item view): each"
+                    + " view reads the spine's column named as its entity.",
+            "A row whose time is later than the end of the last complete, compacted hour of a"
+                    + " view's source table, or whose window needs an hour still open or not"
+                    + " compacted, is never answered from part of the data: by default the request"
+                    + " is refused, naming the rows and the hours.",
             "The result is cached under <storage.root>/training_sets/<digest>, the digest covering"
                     + " the spine, the feature definitions and every warehouse hour read; a repeat"
                     + " with the same inputs reuses it."
@@ -43,7 +54,9 @@ final class TrainingSetCommand implements Callable<Integer> {
             required = true,
             description =
                     "Parquet or CSV (with a header) of entity key, timestamp and label columns."
-                            + " The entity column is named as the views' entity.")
+                            + " Each entity column is named as its views' entity (user_id, ...);"
+                            + " a row with a null or empty key is NOT_FOUND in that entity's"
+                            + " views.")
     Path spine;
 
     @Option(
@@ -66,7 +79,9 @@ final class TrainingSetCommand implements Callable<Integer> {
             names = "--sample",
             description =
                     "Keep only this fraction of the entities, chosen by a hash of their key"
-                            + " (bucket-aligned: only the sampled buckets' files are read).")
+                            + " (bucket-aligned: only the sampled buckets' files are read). With"
+                            + " views of several entities, the entities of the first feature's"
+                            + " view.")
     Double sample;
 
     @Option(
@@ -78,15 +93,38 @@ final class TrainingSetCommand implements Callable<Integer> {
     @Option(
             names = "--with-status",
             description =
-                    "Also add <view>__<feature>__status (OK, EMPTY_WINDOW or NOT_FOUND) after the"
-                            + " features.")
+                    "Also add <view>__<feature>__status (OK, EMPTY_WINDOW, NOT_FOUND or"
+                            + " INCOMPLETE) after the features.")
     boolean statusColumns;
+
+    @Option(
+            names = "--incomplete",
+            defaultValue = "refuse",
+            paramLabel = "refuse|mark",
+            description =
+                    "What to do with rows the warehouse cannot answer whole (a time after the end"
+                            + " of the last complete, compacted hour of a view's source table, or a"
+                            + " window needing an hour still open or not compacted). 'refuse', the"
+                            + " default, fails the request (exit 1) naming how many rows, the first"
+                            + " few and the hours: nulls there only because the lake has not caught"
+                            + " up would look like missing data to a model. 'mark' keeps them with"
+                            + " null features of status INCOMPLETE in those views; every other row"
+                            + " is computed as ever.")
+    String incomplete;
 
     @Override
     public Integer call() throws Exception {
         if (sample == null && spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
             throw new IllegalArgumentException("--seed: only with --sample");
         }
+        TrainingSetBuilder.Incomplete mode =
+                switch (incomplete.strip().toLowerCase(Locale.ROOT)) {
+                    case "refuse" -> TrainingSetBuilder.Incomplete.REFUSE;
+                    case "mark" -> TrainingSetBuilder.Incomplete.MARK;
+                    default ->
+                            throw new IllegalArgumentException(
+                                    "--incomplete: 'refuse' or 'mark', got '" + incomplete + "'");
+                };
         SluiceConfig cfg = config.load();
         List<FeatureRef> refs;
         try {
@@ -100,8 +138,15 @@ final class TrainingSetCommand implements Callable<Integer> {
                         refs,
                         timestampColumn,
                         Optional.ofNullable(sample).map(f -> new Sample(f, seed)),
-                        statusColumns);
-        TrainingSetBuilder.Result result = new TrainingSetBuilder(cfg).build(request);
+                        statusColumns,
+                        mode);
+        TrainingSetBuilder.Result result;
+        try {
+            result = new TrainingSetBuilder(cfg).build(request);
+        } catch (IncompleteDataException e) {
+            spec.commandLine().getErr().println("sluice training-set: refused: " + e.getMessage());
+            return 1;
+        }
         TrainingSetBuilder.export(result, out);
         PrintWriter w = spec.commandLine().getOut();
         if (result.reused()) {

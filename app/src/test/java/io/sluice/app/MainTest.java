@@ -2,12 +2,16 @@ package io.sluice.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestConfigs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -312,5 +316,62 @@ class MainTest {
                                 "--to",
                                 thisHour.substring(0, 13)))
                 .contains("--to " + thisHour, "is not over until", "allowed_lateness");
+    }
+
+    @Test
+    void shouldRefuseTrainingSetRowsPastTheWarehouseUnlessAskedToMarkThem(@TempDir Path dir)
+            throws Exception {
+        ReferenceConfig.writeInto(dir, "localhost:9");
+        // An empty lake: no hour of purchases is complete, so no time is covered. The second row
+        // has no entity: NOT_FOUND, whatever the lake holds.
+        Path spine = dir.resolve("spine.csv");
+        Files.writeString(
+                spine,
+                "user_id,event_timestamp\nu1,2026-11-20T03:00:00.000001Z\n,2026-11-20T03:00:00Z\n");
+        Path file = dir.resolve("train.parquet");
+        List<String> args =
+                List.of(
+                        "training-set",
+                        "--config",
+                        dir.resolve("sluice.yaml").toString(),
+                        "--spine",
+                        spine.toString(),
+                        "--features",
+                        "user_purchases:purchases_1h,user_purchases:last_category",
+                        "--out",
+                        file.toString());
+        err.reset();
+        assertThat(Main.run(args.toArray(String[]::new))).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "sluice training-set: refused: 1 of 2 spine rows need events",
+                        "view user_purchases, table purchases: hour dt=2026-11-13/hr=03 has not"
+                                + " landed or is not complete yet (the warehouse holds no"
+                                + " complete, compacted hour of purchases); 1 row, e.g. row 1"
+                                + " (user_id u1 at 2026-11-20T03:00:00.000001Z)",
+                        "--incomplete mark")
+                .doesNotContain("Exception");
+        assertThat(file).doesNotExist();
+
+        List<String> marked = new ArrayList<>(args);
+        marked.addAll(List.of("--incomplete", "mark", "--with-status"));
+        assertThat(Main.run(marked.toArray(String[]::new))).isZero();
+        try (DuckDb duck = new DuckDb()) {
+            List<Map<String, Object>> rows =
+                    duck.rows("select * from read_parquet('" + file + "') order by user_id");
+            assertThat(rows).hasSize(2);
+            assertThat(rows.get(0).get("user_id")).isEqualTo("");
+            assertThat(rows.get(0).get("user_purchases__purchases_1h__status"))
+                    .isEqualTo("NOT_FOUND");
+            assertThat(rows.get(1).get("user_purchases__purchases_1h__status"))
+                    .isEqualTo("INCOMPLETE");
+            assertThat(rows.get(1).get("user_purchases__last_category__status"))
+                    .isEqualTo("INCOMPLETE");
+            assertThat(rows.get(1).get("user_purchases__purchases_1h")).isNull();
+        }
+
+        List<String> bad = new ArrayList<>(args);
+        bad.addAll(List.of("--incomplete", "sometimes"));
+        assertThat(refused(bad.toArray(String[]::new))).contains("--incomplete", "'sometimes'");
     }
 }
