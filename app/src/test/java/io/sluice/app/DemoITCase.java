@@ -23,6 +23,7 @@ import io.sluice.testing.DuckDb;
 import io.sluice.testing.Landing;
 import io.sluice.testing.WarehouseCheck;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -251,6 +252,7 @@ class DemoITCase {
                                     view.name() + ":" + f.name() + " of " + user + " at " + at;
                             Object v = want.get("v");
                             if (!known) {
+                                // No event in the view's retention: unknown, counts too.
                                 assertThat(got.get("value").isNull()).as(what).isTrue();
                                 assertThat(got.get("status").asText())
                                         .as(what)
@@ -314,7 +316,9 @@ class DemoITCase {
         long compared = 0;
         try (DuckDb duck = new DuckDb()) {
             // Random (entity, t) within the online store's retention: a third exactly at one of
-            // the entity's purchases, the rest at random times, and an entity never seen.
+            // the entity's purchases, the rest at random times up to now (past what the warehouse
+            // holds: the generator's events end an hour before the current one), and an entity
+            // never seen, once past the warehouse and once inside it.
             duck.execute("select setseed(0.25)");
             duck.execute(
                     "create table spine as select user_id, event_timestamp, row_number() over () as"
@@ -327,6 +331,8 @@ class DemoITCase {
                             + "/*/*/*.parquet') using sample 250 rows (reservoir, 11)"
                             + " union all select 'u-never-seen', to_timestamp("
                             + (now / 1000 - 1800)
+                            + ") union all select 'u-never-seen', to_timestamp("
+                            + (start.getEpochSecond() + 7200)
                             + "))");
             duck.execute("copy spine to '" + spine + "' (format parquet)");
 
@@ -339,8 +345,13 @@ class DemoITCase {
                 "--features",
                 String.join(",", features),
                 "--out",
-                out.toString()
+                out.toString(),
+                "--incomplete",
+                "mark",
+                "--with-status"
             };
+            // Without --incomplete mark, the rows past the warehouse are refused.
+            assertThat(Main.run(java.util.Arrays.copyOf(request, request.length - 3))).isEqualTo(1);
             String first = cli(request);
             assertThat(first).contains("built new artifact");
             String digest = first.replaceAll("(?s).*artifact ([0-9a-f]{64}).*", "$1");
@@ -356,7 +367,16 @@ class DemoITCase {
                     duck.rows(
                             io.sluice.app.bench.TrainingSetSql.query(
                                     config, spine, "event_timestamp", features));
-            assertThat(built).hasSize(251).hasSameSizeAs(sql);
+            assertThat(built).hasSize(252).hasSameSizeAs(sql);
+            // Where the warehouse ends, per table, read from its hours' manifests: the demo's
+            // hours are all complete and compacted, so each table's is its last hour's end.
+            Map<String, Long> covered = new java.util.HashMap<>();
+            for (TableConfig t : config.tables()) {
+                covered.put(
+                        t.name(), lastHourEnd(Path.of(config.tablePath("warehouse", t.name()))));
+            }
+            long incomplete = 0;
+            long notFound = 0;
             try (OnlineStore store = OnlineStores.open(config.online())) {
                 FeatureReader online = new FeatureReader(store, views, () -> now);
                 List<FeatureReader.FeatureRef> refs =
@@ -365,13 +385,31 @@ class DemoITCase {
                     Map<String, Object> row = built.get(i);
                     assertThat(row.get("label")).isEqualTo(sql.get(i).get("label"));
                     String entity = (String) row.get("user_id");
-                    long tMicros = ((Number) row.get("t_us")).longValue();
-                    Instant t = Instant.EPOCH.plus(tMicros, java.time.temporal.ChronoUnit.MICROS);
+                    long tUs = ((Number) row.get("t_us")).longValue();
+                    Instant t = Instant.EPOCH.plus(tUs, java.time.temporal.ChronoUnit.MICROS);
                     FeatureReader.Vector served = online.read(refs, List.of(entity), t).get(0);
                     for (int f = 0; f < features.size(); f++) {
                         String column = features.get(f).replace(":", "__");
                         String what = column + " of " + entity + " at " + t;
                         Object value = row.get(column);
+                        String source =
+                                config.featureView(refs.get(f).view()).orElseThrow().source();
+                        if (tUs > covered.get(source) * 1000) {
+                            // Later than the warehouse's last complete hour: never a value.
+                            assertThat(row.get(column + "__status"))
+                                    .as(what)
+                                    .isEqualTo("INCOMPLETE");
+                            assertThat(value).as(what).isNull();
+                            incomplete++;
+                            compared++;
+                            continue;
+                        }
+                        assertThat(row.get(column + "__status"))
+                                .as(what)
+                                .isNotEqualTo("INCOMPLETE");
+                        if ("NOT_FOUND".equals(row.get(column + "__status"))) {
+                            notFound++;
+                        }
                         // Floating sums to 1e-9 relative (float32 to its precision), as DESIGN
                         // allows: a coarse tile online adds events in arrival order.
                         SameValue.assertSameValue(
@@ -387,7 +425,7 @@ class DemoITCase {
                                 Definition.valueAtNanos(
                                                 view,
                                                 view.feature(ref.feature()),
-                                                Math.multiplyExact(tMicros, 1_000L),
+                                                Math.multiplyExact(tUs, 1_000L),
                                                 accepted.get(view.name())
                                                         .getOrDefault(entity, List.of()))
                                         .value(),
@@ -423,8 +461,24 @@ class DemoITCase {
                     }
                 }
             }
+            assertThat(incomplete).as("INCOMPLETE values").isPositive();
+            assertThat(notFound).as("NOT_FOUND values inside the warehouse").isPositive();
         }
         return compared;
+    }
+
+    /** The end of the last hour of a warehouse table that has a {@code _SUCCESS}. */
+    private static long lastHourEnd(Path table) throws IOException {
+        try (var manifests =
+                Files.find(table, 3, (p, a) -> p.getFileName().toString().equals("_SUCCESS"))) {
+            long last =
+                    manifests
+                            .map(p -> table.relativize(p.getParent()).toString())
+                            .mapToLong(io.sluice.lake.HourPartitioner::parse)
+                            .max()
+                            .orElseThrow();
+            return last + 3_600_000L;
+        }
     }
 
     private static String cli(String... args) {

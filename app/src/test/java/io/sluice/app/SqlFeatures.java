@@ -22,23 +22,26 @@ final class SqlFeatures {
         this.warehouse = warehouse;
     }
 
-    /** Whether {@code entity} has an event in the view's retention before t (else NOT_FOUND). */
+    /**
+     * Whether {@code entity} is known to {@code view} at {@code t}: it has an event in the view's
+     * retention before t, {@code floor_s(t) − ttl ≤ x.ts < t}. Else every feature is NOT_FOUND.
+     */
     boolean known(FeatureViewConfig view, TableConfig table, String entity, long t) {
         long tile = view.tile().toMillis();
-        long from = Math.floorDiv(t, tile) * tile - view.ttl().toMillis();
-        String sql =
-                String.format(
-                        "select count(*) as n from read_parquet('%s/%s/*/*/*.parquet')"
-                                + " where %s = '%s' and epoch_ms(%s) >= %d and epoch_ms(%s) < %d",
-                        warehouse,
-                        table.name(),
-                        table.key(),
-                        entity.replace("'", "''"),
-                        table.eventTime(),
-                        from,
-                        table.eventTime(),
-                        t);
-        return ((Number) duck.rows(sql).get(0).get("n")).longValue() > 0;
+        long start = Math.floorDiv(t, tile) * tile - view.ttl().toMillis();
+        return duck.count(
+                        String.format(
+                                "select count(*) from read_parquet('%s/%s/*/*/*.parquet') where"
+                                        + " %s = '%s' and epoch_ms(%s) >= %d and epoch_ms(%s) < %d",
+                                warehouse,
+                                table.name(),
+                                table.key(),
+                                entity.replace("'", "''"),
+                                table.eventTime(),
+                                start,
+                                table.eventTime(),
+                                t))
+                > 0;
     }
 
     /** The value and the latest contributing event time (epoch ms, or null) of one feature. */
