@@ -169,8 +169,8 @@ public final class ServeBenchmark {
      * The baseline: the raw multi-key read of the objects a request for all of {@code view}'s
      * features of {@code entities} at {@code now} reads: one {@code store.read} of the runs of
      * tiles the windows cover, per entity, as {@link FeatureReader#read} asks for them first (in
-     * Redis one pipelined script call per entity's hash, which returns the live tiles), without
-     * decoding or evaluating anything.
+     * Redis one pipelined HMGET per entity's hash, expired fields dropped), without decoding or
+     * evaluating anything.
      */
     static List<OnlineStore.Found> rawRead(
             OnlineStore store, ViewDef view, List<String> entities, long now) throws IOException {
@@ -521,8 +521,8 @@ public final class ServeBenchmark {
                                 + " is an estimate within its bucket. The baseline"
                                 + " (`ServeBenchmark.rawRead`) is the same store object's raw"
                                 + " multi-key read of the same objects: the runs of tiles the"
-                                + " request's 50 window covers need, one pipelined script call"
-                                + " per entity's hash (returning its live tiles), without"
+                                + " request's 50 window covers need, one pipelined `HMGET` per"
+                                + " entity's hash (expired fields dropped), without"
                                 + " decoding or evaluating, from %d threads on the same"
                                 + " open-loop schedule."
                                 + " %d cores, shared with other work: the 1-minute load average"
