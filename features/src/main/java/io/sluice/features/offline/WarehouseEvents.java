@@ -105,8 +105,8 @@ public final class WarehouseEvents {
 
     /**
      * Every event of {@code file} of the given entities, reading only the key, id, time and the
-     * columns {@code view} aggregates; a Parquet filter on the key skips other entities' rows
-     * before they are assembled (and row groups without any of them).
+     * columns {@code view} aggregates; a Parquet filter on the key skips row groups and pages
+     * without any of them, and a set lookup drops other entities' rows.
      *
      * @return the rows read
      */
@@ -133,6 +133,11 @@ public final class WarehouseEvents {
                 AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), conf)
                         .withDataModel(GenericData.get())
                         .withFilter(keyIn(entities))
+                        // Row groups and pages without the keys are skipped (statistics, bloom
+                        // filter, page index), but not row by row: parquet-java's record-level
+                        // IN walks the whole key set for every row, which cost most of a
+                        // training set's time; the HashSet check below does that part.
+                        .useRecordFilter(false)
                         .build()) {
             GenericRecord r;
             while ((r = reader.read()) != null) {
