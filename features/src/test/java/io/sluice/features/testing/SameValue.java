@@ -30,6 +30,16 @@ public final class SameValue {
     }
 
     /**
+     * A training set's cell {@code column} of {@code row}, and its {@code <column>__status}, as a
+     * reader sees them, against the definition's value {@code want}.
+     */
+    public static void assertCell(
+            String what, FeatureValue want, java.util.Map<String, Object> row, String column) {
+        assertThat(row.get(column + "__status")).as(what).isEqualTo(want.status().name());
+        assertSameValue(what, want.value(), row.get(column));
+    }
+
+    /**
      * A value as a reader of a training set sees it ({@code got}, e.g. from DuckDB: any number
      * type) against the definition's ({@code want}); null for a value with no event.
      */

@@ -1,6 +1,5 @@
 package io.sluice.features.training;
 
-import static io.sluice.features.testing.SameValue.assertSameValue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,6 +16,8 @@ import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
+import io.sluice.features.testing.ParquetFiles;
+import io.sluice.features.testing.SameValue;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
@@ -39,10 +40,6 @@ import java.util.Optional;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.parquet.avro.AvroParquetWriter;
-import org.apache.parquet.conf.PlainParquetConfiguration;
-import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.io.LocalOutputFile;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -201,20 +198,15 @@ class SubMillisecondSpineTest {
                                         + "{\"name\":\"label\",\"type\":\"int\"}]}");
         long unit = logicalType.endsWith("micros") ? 1_000 : 1;
         Path file = root.resolve(name);
-        try (ParquetWriter<GenericRecord> w =
-                AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
-                        .withConf(new PlainParquetConfiguration())
-                        .withDataModel(GenericData.get())
-                        .withSchema(schema)
-                        .build()) {
-            for (int i = 0; i < rows.size(); i++) {
-                GenericData.Record r = new GenericData.Record(schema);
-                r.put("user_id", rows.get(i).entity());
-                r.put("event_timestamp", rows.get(i).nanos() / unit);
-                r.put("label", i);
-                w.write(r);
-            }
+        List<GenericRecord> records = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            GenericData.Record r = new GenericData.Record(schema);
+            r.put("user_id", rows.get(i).entity());
+            r.put("event_timestamp", rows.get(i).nanos() / unit);
+            r.put("label", i);
+            records.add(r);
         }
+        ParquetFiles.write(file, schema, records);
         return file;
     }
 
@@ -327,10 +319,7 @@ class SubMillisecondSpineTest {
                                     + want.entity()
                                     + " at "
                                     + Instant.ofEpochSecond(0, want.nanos());
-                    assertThat(row.get(column + "__status"))
-                            .as(what)
-                            .isEqualTo(expected.status().name());
-                    assertSameValue(what, expected.value(), row.get(column));
+                    SameValue.assertCell(what, expected, row, column);
                     FeatureValue old = Definition.valueAtNanos(def, f, rounded, own);
                     if (old.status() != expected.status()
                             || !Objects.equals(old.value(), expected.value())) {

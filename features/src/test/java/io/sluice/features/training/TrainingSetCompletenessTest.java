@@ -1,6 +1,5 @@
 package io.sluice.features.training;
 
-import static io.sluice.features.testing.SameValue.assertSameValue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -17,6 +16,8 @@ import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
+import io.sluice.features.testing.ParquetFiles;
+import io.sluice.features.testing.SameValue;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
@@ -39,10 +40,6 @@ import java.util.TreeSet;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.parquet.avro.AvroParquetWriter;
-import org.apache.parquet.conf.PlainParquetConfiguration;
-import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.io.LocalOutputFile;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -177,20 +174,15 @@ class TrainingSetCompletenessTest {
                                         + "\"long\",\"logicalType\":\"timestamp-micros\"}},"
                                         + "{\"name\":\"label\",\"type\":\"int\"}]}");
         Path file = root.resolve(name);
-        try (ParquetWriter<GenericRecord> w =
-                AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
-                        .withConf(new PlainParquetConfiguration())
-                        .withDataModel(GenericData.get())
-                        .withSchema(schema)
-                        .build()) {
-            for (int i = 0; i < rows.size(); i++) {
-                GenericData.Record r = new GenericData.Record(schema);
-                r.put("user_id", rows.get(i).user());
-                r.put("event_timestamp", rows.get(i).nanos() / 1000);
-                r.put("label", i);
-                w.write(r);
-            }
+        List<GenericRecord> records = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            GenericData.Record r = new GenericData.Record(schema);
+            r.put("user_id", rows.get(i).user());
+            r.put("event_timestamp", rows.get(i).nanos() / 1000);
+            r.put("label", i);
+            records.add(r);
         }
+        ParquetFiles.write(file, schema, records);
         return file;
     }
 
@@ -252,10 +244,7 @@ class TrainingSetCompletenessTest {
                                         + want.user()
                                         + " at "
                                         + Instant.ofEpochSecond(0, want.nanos());
-                        assertThat(row.get(column + "__status"))
-                                .as(what)
-                                .isEqualTo(expected.status().name());
-                        assertSameValue(what, expected.value(), row.get(column));
+                        SameValue.assertCell(what, expected, row, column);
                         computed += expected.status() == Status.OK ? 1 : 0;
                     }
                 }
