@@ -1,33 +1,20 @@
 package io.sluice.features.online;
 
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.KeyValue;
-import io.lettuce.core.LettuceFutures;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The production online store, on one Redis server or a Redis (or Valkey) Cluster, through Lettuce.
@@ -108,94 +95,18 @@ public final class RedisOnlineStore implements OnlineStore {
     /** The latest expiry Redis takes (year 9999); a later one means "never" and is clamped. */
     private static final long MAX_EXPIRY = 253_402_300_799_999L;
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
-
-    private final URI uri;
-    private final AutoCloseable client;
-    private final Connector connector;
     private final String writeSha;
 
-    /** The connection, once made: Redis may not be up when the store is opened. */
-    private volatile Connected connected;
-
-    /** Held while commands are queued with auto-flush off, so pipelines never interleave. */
-    private final Object pipeline = new Object();
-
-    private record Connected(
-            StatefulConnection<byte[], byte[]> connection,
-            RedisClusterAsyncCommands<byte[], byte[]> commands) {}
-
-    private interface Connector {
-        Connected connect();
-    }
+    private final RedisConnection redis;
 
     /**
      * A store on {@code redis[s]://host:port[/db]} or {@code redis[s]-cluster://seeds}. It connects
-     * on first use and again after a failed attempt, so a server or job started before Redis is up
-     * answers "not answering" until it is, instead of failing to start.
+     * on first use and again after a failed attempt ({@link RedisConnection}), so a server or job
+     * started before Redis is up answers "not answering" until it is, instead of failing to start.
      */
     public RedisOnlineStore(URI uri) {
-        this.uri = uri;
-        TimeoutOptions timeouts = TimeoutOptions.enabled(TIMEOUT);
-        if (isCluster(uri)) {
-            RedisClusterClient cluster = RedisClusterClient.create(seeds(uri));
-            cluster.setOptions(
-                    ClusterClientOptions.builder()
-                            .autoReconnect(true)
-                            .disconnectedBehavior(
-                                    ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                            .timeoutOptions(timeouts)
-                            .build());
-            client = cluster::shutdown;
-            connector =
-                    () -> {
-                        StatefulRedisClusterConnection<byte[], byte[]> c =
-                                cluster.connect(ByteArrayCodec.INSTANCE);
-                        return new Connected(c, c.async());
-                    };
-        } else {
-            RedisClient single = RedisClient.create(RedisURI.create(uri));
-            single.setOptions(
-                    ClientOptions.builder()
-                            .autoReconnect(true)
-                            .disconnectedBehavior(
-                                    ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                            .timeoutOptions(timeouts)
-                            .build());
-            client = single::shutdown;
-            connector =
-                    () -> {
-                        var c = single.connect(ByteArrayCodec.INSTANCE);
-                        return new Connected(c, c.async());
-                    };
-        }
+        redis = new RedisConnection(uri);
         writeSha = sha1(WRITE);
-        try {
-            connected();
-        } catch (IOException notYet) {
-            // Redis is not up yet: the first command tries again and fails with what happened.
-        }
-    }
-
-    private Connected connected() throws IOException {
-        Connected c = connected;
-        if (c != null) {
-            return c;
-        }
-        synchronized (pipeline) {
-            if (connected == null) {
-                try {
-                    Connected made = connector.connect();
-                    made.connection().setTimeout(TIMEOUT);
-                    connected = made;
-                } catch (RuntimeException e) {
-                    throw new IOException(
-                            "cannot connect to Redis at " + redacted(uri) + ": " + e.getMessage(),
-                            e);
-                }
-            }
-            return connected;
-        }
     }
 
     /** The name Redis knows a script by: the hex SHA-1 of its text. */
@@ -208,45 +119,6 @@ public final class RedisOnlineStore implements OnlineStore {
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM has SHA-1", e);
         }
-    }
-
-    /** {@code uri} without its password. */
-    private static String redacted(URI uri) {
-        return uri.getRawUserInfo() == null
-                ? uri.toString()
-                : uri.toString().replace(uri.getRawUserInfo() + "@", "***@");
-    }
-
-    /** Whether {@code uri} names a cluster's seed nodes. */
-    public static boolean isCluster(URI uri) {
-        String scheme = uri.getScheme();
-        return "redis-cluster".equals(scheme) || "rediss-cluster".equals(scheme);
-    }
-
-    /** The seed nodes of {@code redis[s]-cluster://[user:password@]host:port,host:port,…}. */
-    static List<RedisURI> seeds(URI uri) {
-        String scheme = uri.getScheme().startsWith("rediss") ? "rediss://" : "redis://";
-        String authority = uri.getRawAuthority();
-        String credentials = "";
-        int at = authority == null ? -1 : authority.lastIndexOf('@');
-        if (at >= 0) {
-            credentials = authority.substring(0, at + 1);
-            authority = authority.substring(at + 1);
-        }
-        List<RedisURI> seeds = new ArrayList<>();
-        if (authority != null) {
-            for (String node : authority.split(",")) {
-                if (!node.isBlank()) {
-                    seeds.add(RedisURI.create(scheme + credentials + node.strip()));
-                }
-            }
-        }
-        if (seeds.isEmpty()) {
-            throw new IllegalArgumentException(
-                    "a Redis Cluster URI names its seed nodes, like"
-                            + " redis-cluster://10.0.0.1:6379,10.0.0.2:6379");
-        }
-        return seeds;
     }
 
     /** The hash of one (view, entity). */
@@ -287,41 +159,48 @@ public final class RedisOnlineStore implements OnlineStore {
             }
             args.add(a);
         }
+        List<Long> answers;
+        try {
+            answers = RedisConnection.await(compareAndSet(keys, args, false));
+        } catch (IOException e) {
+            if (e.getMessage() == null || !e.getMessage().contains("NOSCRIPT")) {
+                throw e;
+            }
+            // A new or restarted node does not know the script: send it whole, once.
+            answers = RedisConnection.await(compareAndSet(keys, args, true));
+        }
         int applied = 0;
-        for (Object n : run(WRITE, writeSha, ScriptOutputType.INTEGER, keys, args)) {
-            applied += (int) (long) (Long) n;
+        for (long n : answers) {
+            applied += (int) n;
         }
         return applied;
     }
 
     @Override
     public List<Found> read(List<RangeRead> reads, long now) throws IOException {
-        Connected c = connected();
         // Reads of one request mostly ask for the same runs: name their fields once.
         Map<List<TileRange>, Fields> named = new HashMap<>();
         List<Fields> fields = new ArrayList<>(reads.size());
-        List<RedisFuture<List<KeyValue<byte[], byte[]>>>> futures = new ArrayList<>(reads.size());
-        synchronized (pipeline) {
-            c.connection().setAutoFlushCommands(false);
-            try {
-                for (RangeRead r : reads) {
-                    Fields f = named.computeIfAbsent(r.ranges(), Fields::of);
-                    fields.add(f);
-                    futures.add(
-                            f.names.length == 0
-                                    ? null
-                                    : c.commands().hmget(hashKey(r.view(), r.entity()), f.names));
-                }
-                c.connection().flushCommands();
-            } finally {
-                c.connection().setAutoFlushCommands(true);
-            }
+        for (RangeRead r : reads) {
+            fields.add(named.computeIfAbsent(r.ranges(), Fields::of));
         }
+        List<List<KeyValue<byte[], byte[]>>> answers =
+                RedisConnection.await(
+                        redis.pipelined(
+                                reads.size(),
+                                (commands, i) ->
+                                        fields.get(i).names.length == 0
+                                                ? null
+                                                : commands.hmget(
+                                                        hashKey(
+                                                                reads.get(i).view(),
+                                                                reads.get(i).entity()),
+                                                        fields.get(i).names)));
         List<Found> found = new ArrayList<>(reads.size());
         for (int i = 0; i < reads.size(); i++) {
             Found f = new Found();
-            if (futures.get(i) != null) {
-                List<KeyValue<byte[], byte[]>> values = await(futures.get(i));
+            List<KeyValue<byte[], byte[]>> values = answers.get(i);
+            if (values != null) {
                 Fields names = fields.get(i);
                 for (int j = 0; j < values.size(); j++) {
                     KeyValue<byte[], byte[]> kv = values.get(j);
@@ -379,71 +258,26 @@ public final class RedisOnlineStore implements OnlineStore {
         throw new IllegalStateException("not a Sluice tile: no ',' after byte " + from);
     }
 
-    /**
-     * Runs {@code script} once per key, all pipelined, and waits for every answer. A server that
-     * does not know the script (a new or restarted node) is sent it in full, once per call.
-     */
-    private List<Object> run(
-            String script,
-            String sha,
-            ScriptOutputType type,
-            List<byte[]> keys,
-            List<byte[][]> args)
-            throws IOException {
-        try {
-            return await(pipelined(sha, null, type, keys, args));
-        } catch (IOException e) {
-            if (e.getMessage() == null || !e.getMessage().contains("NOSCRIPT")) {
-                throw e;
-            }
-            return await(pipelined(sha, script, type, keys, args));
-        }
-    }
-
-    private List<RedisFuture<Object>> pipelined(
-            String sha,
-            String script,
-            ScriptOutputType type,
-            List<byte[]> keys,
-            List<byte[][]> args)
-            throws IOException {
-        List<RedisFuture<Object>> futures = new ArrayList<>(keys.size());
-        Connected c = connected();
-        StatefulConnection<byte[], byte[]> connection = c.connection();
-        RedisClusterAsyncCommands<byte[], byte[]> commands = c.commands();
-        synchronized (pipeline) {
-            connection.setAutoFlushCommands(false);
-            try {
-                for (int i = 0; i < keys.size(); i++) {
+    /** The write script once per hash, by its digest or (for a node that lacks it) whole. */
+    private List<RedisFuture<Long>> compareAndSet(
+            List<byte[]> keys, List<byte[][]> args, boolean whole) throws IOException {
+        return redis.pipelined(
+                keys.size(),
+                (commands, i) -> {
                     byte[][] k = {keys.get(i)};
-                    futures.add(
-                            script == null
-                                    ? commands.evalsha(sha, type, k, args.get(i))
-                                    : commands.eval(script, type, k, args.get(i)));
-                }
-                connection.flushCommands();
-            } finally {
-                connection.setAutoFlushCommands(true);
-            }
-        }
-        return futures;
-    }
-
-    private static List<Object> await(List<RedisFuture<Object>> futures) throws IOException {
-        List<Object> answers = new ArrayList<>(futures.size());
-        for (RedisFuture<Object> f : futures) {
-            answers.add(await(f));
-        }
-        return answers;
+                    return whole
+                            ? commands.eval(WRITE, ScriptOutputType.INTEGER, k, args.get(i))
+                            : commands.evalsha(writeSha, ScriptOutputType.INTEGER, k, args.get(i));
+                });
     }
 
     @Override
     public boolean hasTiles(String view) throws IOException {
-        RedisClusterAsyncCommands<byte[], byte[]> commands = connected().commands();
+        RedisClusterAsyncCommands<byte[], byte[]> commands = redis.commands();
         ScanCursor cursor = ScanCursor.INITIAL;
         ScanArgs args = ScanArgs.Builder.matches(viewPattern(view)).limit(1000);
         do {
-            KeyScanCursor<byte[]> page = await(commands.scan(cursor, args));
+            KeyScanCursor<byte[]> page = RedisConnection.await(commands.scan(cursor, args));
             if (!page.getKeys().isEmpty()) {
                 return true;
             }
@@ -454,16 +288,16 @@ public final class RedisOnlineStore implements OnlineStore {
 
     @Override
     public long clear(String view) throws IOException {
-        RedisClusterAsyncCommands<byte[], byte[]> commands = connected().commands();
+        RedisClusterAsyncCommands<byte[], byte[]> commands = redis.commands();
         ScanCursor cursor = ScanCursor.INITIAL;
         ScanArgs args = ScanArgs.Builder.matches(viewPattern(view)).limit(1000);
         long deleted = 0;
         do {
-            KeyScanCursor<byte[]> page = await(commands.scan(cursor, args));
+            KeyScanCursor<byte[]> page = RedisConnection.await(commands.scan(cursor, args));
             for (byte[] key : page.getKeys()) {
                 // Count tiles, not hashes: every field but the two bookkeeping ones.
-                deleted += Math.max(0, await(commands.hlen(key)) - META_FIELDS);
-                await(commands.unlink(key));
+                deleted += Math.max(0, RedisConnection.await(commands.hlen(key)) - META_FIELDS);
+                RedisConnection.await(commands.unlink(key));
             }
             cursor = page;
         } while (!cursor.isFinished());
@@ -475,36 +309,12 @@ public final class RedisOnlineStore implements OnlineStore {
         return "sluice:tiles:{" + view.replaceAll("([\\\\*?\\[\\]])", "\\\\$1") + ":*";
     }
 
-    private static <T> T await(RedisFuture<T> future) throws IOException {
-        try {
-            if (!LettuceFutures.awaitAll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, future)) {
-                throw new IOException("Redis did not answer within " + TIMEOUT);
-            }
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted waiting for Redis", e);
-        } catch (ExecutionException e) {
-            throw new IOException("Redis command failed: " + e.getCause(), e.getCause());
-        } catch (RuntimeException e) {
-            throw new IOException("Redis command failed: " + e, e);
-        }
-    }
-
     private static byte[] ascii(long value) {
         return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
     }
 
     @Override
     public void close() throws IOException {
-        Connected c = connected;
-        if (c != null) {
-            c.connection().close();
-        }
-        try {
-            client.close();
-        } catch (Exception e) {
-            throw new IOException("closing the Redis client failed: " + e, e);
-        }
+        redis.close();
     }
 }

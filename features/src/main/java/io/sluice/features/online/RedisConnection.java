@@ -1,0 +1,216 @@
+package io.sluice.features.online;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Lettuce connection under {@link RedisOnlineStore}: to one server or a cluster, made on first
+ * use and again after a failed attempt, failing fast while Redis is away, with pipelined sends.
+ */
+final class RedisConnection implements AutoCloseable {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    private final URI uri;
+    private final AutoCloseable client;
+    private final Connector connector;
+
+    /** The connection, once made: Redis may not be up when the store is opened. */
+    private volatile Connected connected;
+
+    /** Held while commands are queued with auto-flush off, so pipelines never interleave. */
+    private final Object pipeline = new Object();
+
+    private record Connected(
+            StatefulConnection<byte[], byte[]> connection,
+            RedisClusterAsyncCommands<byte[], byte[]> commands) {}
+
+    private interface Connector {
+        Connected connect();
+    }
+
+    RedisConnection(URI uri) {
+        this.uri = uri;
+        if (isCluster(uri)) {
+            RedisClusterClient cluster = RedisClusterClient.create(seeds(uri));
+            cluster.setOptions(failFast(ClusterClientOptions.builder()).build());
+            client = cluster::shutdown;
+            connector =
+                    () -> {
+                        StatefulRedisClusterConnection<byte[], byte[]> c =
+                                cluster.connect(ByteArrayCodec.INSTANCE);
+                        return new Connected(c, c.async());
+                    };
+        } else {
+            RedisClient single = RedisClient.create(RedisURI.create(uri));
+            single.setOptions(failFast(ClientOptions.builder()).build());
+            client = single::shutdown;
+            connector =
+                    () -> {
+                        var c = single.connect(ByteArrayCodec.INSTANCE);
+                        return new Connected(c, c.async());
+                    };
+        }
+        try {
+            connected();
+        } catch (IOException notYet) {
+            // Redis is not up yet: the first command tries again and fails with what happened.
+        }
+    }
+
+    /** The commands, connecting first if need be. */
+    RedisClusterAsyncCommands<byte[], byte[]> commands() throws IOException {
+        return connected().commands();
+    }
+
+    /**
+     * Options of either client: reconnect by itself, but reject commands while disconnected and
+     * time them out, so nothing is buffered without bound while Redis is away.
+     */
+    private static <B extends ClientOptions.Builder> B failFast(B builder) {
+        builder.autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(TIMEOUT));
+        return builder;
+    }
+
+    private Connected connected() throws IOException {
+        Connected c = connected;
+        if (c != null) {
+            return c;
+        }
+        synchronized (pipeline) {
+            if (connected == null) {
+                try {
+                    Connected made = connector.connect();
+                    made.connection().setTimeout(TIMEOUT);
+                    connected = made;
+                } catch (RuntimeException e) {
+                    throw new IOException(
+                            "cannot connect to Redis at " + redacted(uri) + ": " + e.getMessage(),
+                            e);
+                }
+            }
+            return connected;
+        }
+    }
+
+    /** {@code uri} without its password. */
+    private static String redacted(URI uri) {
+        return uri.getRawUserInfo() == null
+                ? uri.toString()
+                : uri.toString().replace(uri.getRawUserInfo() + "@", "***@");
+    }
+
+    /** Whether {@code uri} names a cluster's seed nodes. */
+    public static boolean isCluster(URI uri) {
+        String scheme = uri.getScheme();
+        return "redis-cluster".equals(scheme) || "rediss-cluster".equals(scheme);
+    }
+
+    /** The seed nodes of {@code redis[s]-cluster://[user:password@]host:port,host:port,…}. */
+    static List<RedisURI> seeds(URI uri) {
+        String scheme = uri.getScheme().startsWith("rediss") ? "rediss://" : "redis://";
+        String authority = uri.getRawAuthority();
+        String credentials = "";
+        int at = authority == null ? -1 : authority.lastIndexOf('@');
+        if (at >= 0) {
+            credentials = authority.substring(0, at + 1);
+            authority = authority.substring(at + 1);
+        }
+        List<RedisURI> seeds = new ArrayList<>();
+        if (authority != null) {
+            for (String node : authority.split(",")) {
+                if (!node.isBlank()) {
+                    seeds.add(RedisURI.create(scheme + credentials + node.strip()));
+                }
+            }
+        }
+        if (seeds.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "a Redis Cluster URI names its seed nodes, like"
+                            + " redis-cluster://10.0.0.1:6379,10.0.0.2:6379");
+        }
+        return seeds;
+    }
+
+    /**
+     * Sends {@code n} commands in one flush (one round trip per node) and returns their futures;
+     * {@code command} may return null for a command it skips.
+     */
+    <T> List<RedisFuture<T>> pipelined(int n, Command<T> command) throws IOException {
+        Connected c = connected();
+        List<RedisFuture<T>> futures = new ArrayList<>(n);
+        synchronized (pipeline) {
+            c.connection().setAutoFlushCommands(false);
+            try {
+                for (int i = 0; i < n; i++) {
+                    futures.add(command.send(c.commands(), i));
+                }
+                c.connection().flushCommands();
+            } finally {
+                c.connection().setAutoFlushCommands(true);
+            }
+        }
+        return futures;
+    }
+
+    interface Command<T> {
+        RedisFuture<T> send(RedisClusterAsyncCommands<byte[], byte[]> commands, int i);
+    }
+
+    /** Every future's answer, in order; null for a skipped (null) command. */
+    static <T> List<T> await(List<RedisFuture<T>> futures) throws IOException {
+        List<T> answers = new ArrayList<>(futures.size());
+        for (RedisFuture<T> f : futures) {
+            answers.add(f == null ? null : await(f));
+        }
+        return answers;
+    }
+
+    static <T> T await(RedisFuture<T> future) throws IOException {
+        try {
+            if (!LettuceFutures.awaitAll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, future)) {
+                throw new IOException("Redis did not answer within " + TIMEOUT);
+            }
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted waiting for Redis", e);
+        } catch (ExecutionException e) {
+            throw new IOException("Redis command failed: " + e.getCause(), e.getCause());
+        } catch (RuntimeException e) {
+            throw new IOException("Redis command failed: " + e, e);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        Connected c = connected;
+        if (c != null) {
+            c.connection().close();
+        }
+        try {
+            client.close();
+        } catch (Exception e) {
+            throw new IOException("closing the Redis client failed: " + e, e);
+        }
+    }
+}
