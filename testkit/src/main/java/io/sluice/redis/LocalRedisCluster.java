@@ -246,6 +246,8 @@ public final class LocalRedisCluster implements AutoCloseable {
                                 + String.join("; ", notReady));
             }
             try {
+                // A pause between polls of a condition with a deadline (testkit's main code cannot
+                // use the test-jar's Await): the nodes need a moment to gossip.
                 Thread.sleep(POLL_INTERVAL.toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
