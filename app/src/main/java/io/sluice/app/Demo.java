@@ -283,7 +283,7 @@ final class Demo {
             request = request.withIncomplete(TrainingSetBuilder.Incomplete.MARK);
         }
         TrainingSetBuilder.Result result = builder.build(request);
-        TrainingSetBuilder.export(result, dir.resolve("training_set.parquet"));
+        TrainingSetBuilder.export(result, dir.resolve("training_set.parquet"), false);
         summary.put("training_set_rows", result.rows());
         summary.put("training_set_artifact", result.digest());
         out.printf(

@@ -8,6 +8,7 @@ import io.sluice.features.training.IncompleteDataException;
 import io.sluice.features.training.Sample;
 import io.sluice.features.training.TrainingSetBuilder;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -66,8 +67,40 @@ final class TrainingSetCommand implements Callable<Integer> {
             description = "view:feature,... in output order.")
     List<String> features;
 
-    @Option(names = "--out", required = true, description = "The Parquet file to write.")
-    Path out;
+    @Option(
+            names = "--out",
+            required = true,
+            description =
+                    "The Parquet file to write, or a directory (an existing one, or a path ending"
+                            + " in /) to write part-NNNNN.parquet files into, ranges of the spine's"
+                            + " rows in its order (replacing the part files already there).")
+    String out;
+
+    @Option(
+            names = "--parallelism",
+            description =
+                    "Tasks of the training-set job (default: one per core here, or the cluster's"
+                            + " default with --target).")
+    Integer parallelism;
+
+    @Option(
+            names = "--target",
+            defaultValue = "local",
+            paramLabel = "local|HOST:PORT",
+            description =
+                    "Where the job runs: 'local' (default), a Flink cluster in this process; or a"
+                            + " Flink cluster's REST endpoint (a session cluster's JobManager),"
+                            + " to which the job is submitted with Sluice's jars. The cluster must"
+                            + " reach the spine and the lake at the same paths.")
+    String target;
+
+    @Option(
+            names = "--chunk-rows",
+            defaultValue = "" + TrainingSetBuilder.CHUNK_ROWS,
+            description =
+                    "The most spine rows a task computes at once, with their entities' events"
+                            + " (default ${DEFAULT-VALUE}); lower it for tasks with little memory.")
+    int chunkRows;
 
     @Option(
             names = "--timestamp-column",
@@ -142,12 +175,19 @@ final class TrainingSetCommand implements Callable<Integer> {
                         mode);
         TrainingSetBuilder.Result result;
         try {
-            result = new TrainingSetBuilder(cfg).build(request);
+            result =
+                    new TrainingSetBuilder(
+                                    cfg,
+                                    FlinkTarget.parse(target, parallelism).environment(),
+                                    chunkRows)
+                            .build(request);
         } catch (IncompleteDataException e) {
             spec.commandLine().getErr().println("sluice training-set: refused: " + e.getMessage());
             return 1;
         }
-        TrainingSetBuilder.export(result, out);
+        Path outPath = Path.of(out);
+        boolean directory = out.endsWith("/") || Files.isDirectory(outPath);
+        TrainingSetBuilder.export(result, outPath, directory);
         PrintWriter w = spec.commandLine().getOut();
         if (result.reused()) {
             w.printf(

@@ -10,7 +10,6 @@ import io.sluice.features.training.TrainingSetBuilder;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -22,6 +21,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.flink.util.FileUtils;
 
 /**
  * The training-set builder against DuckDB computing the same features in SQL ({@link
@@ -103,15 +103,14 @@ public final class TrainingSetBenchmark {
                             + spine
                             + "' (format parquet)");
             // One unmeasured round of each first.
-            Path built = builder.build(request, false).data();
-            Files.delete(built);
+            FileUtils.deleteDirectory(builder.build(request, false).data().getParent().toFile());
             st.execute("copy (" + query + ") to '" + sqlOut + "' (format parquet)");
             for (int run = 1; run <= runs; run++) {
                 System.gc();
                 long t0 = System.nanoTime();
                 TrainingSetBuilder.Result result = builder.build(request, false);
                 double builderRate = result.rows() / ((System.nanoTime() - t0) / 1e9);
-                Files.delete(result.data());
+                FileUtils.deleteDirectory(result.data().getParent().toFile());
                 t0 = System.nanoTime();
                 st.execute("copy (" + query + ") to '" + sqlOut + "' (format parquet)");
                 double sqlRate = spineRows / ((System.nanoTime() - t0) / 1e9);

@@ -1,5 +1,6 @@
 package io.sluice.features.training;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.sluice.features.agg.FeatureDef;
@@ -11,7 +12,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -20,26 +20,21 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.flink.util.FileUtils;
 
 /**
  * Training sets as immutable artifacts under {@code <root>/training_sets/<digest>/}: {@code
- * training_set.parquet} and a {@code _SUCCESS} manifest, published by an atomic rename of a staging
- * directory. The digest addresses an artifact by everything its content depends on: the spine's
- * bytes, the request's options, each requested feature's definition, the manifest of every
- * warehouse hour read and, per view, which rows are marked {@code INCOMPLETE}. Its text must not
- * change, or every cached artifact is orphaned.
+ * data/part-NNNNN.parquet}, ranges of the spine's rows in its order, and a {@code _SUCCESS}
+ * manifest, published by an atomic rename of a staging directory. The digest addresses an artifact
+ * by everything its content depends on: the spine's bytes, the request's options, each requested
+ * feature's definition, the manifest of every warehouse hour the spine's time range can read and,
+ * per view's table, what of that range is not whole (which decides the rows marked {@code
+ * INCOMPLETE}). Its text must not change, or every cached artifact is orphaned.
  */
 final class ArtifactStore {
 
-    static final String DATA = "training_set.parquet";
+    static final String DATA = "data";
     static final String MANIFEST = "_SUCCESS";
-
-    /** Writes an artifact's data file. */
-    interface DataWriter {
-        void write(Path file) throws IOException;
-    }
 
     private final Path dir;
 
@@ -51,7 +46,7 @@ final class ArtifactStore {
         return dir;
     }
 
-    /** The data file of artifact {@code digest} (which may not exist). */
+    /** The part files' directory of artifact {@code digest} (which may not exist). */
     Path data(String digest) {
         return dir.resolve(digest).resolve(DATA);
     }
@@ -61,17 +56,21 @@ final class ArtifactStore {
         return Files.isRegularFile(dir.resolve(digest).resolve(MANIFEST));
     }
 
+    /** A new staging directory for an artifact, with an empty {@link #DATA} directory. */
+    Path stage() throws IOException {
+        Path staging = Publish.stage(dir, "_staging");
+        Files.createDirectory(staging.resolve(DATA));
+        return staging;
+    }
+
     /**
-     * Writes artifact {@code digest}: its data, then its manifest, published atomically.
+     * Publishes a staged artifact as {@code digest} after writing its manifest, atomically.
      *
      * @return true if a concurrent request with the same inputs published it first (its artifact is
      *     kept)
      */
-    boolean publish(String digest, DataWriter data, Map<String, Object> manifest)
-            throws IOException {
-        Path staging = Publish.stage(dir, "_staging");
+    boolean publish(Path staging, String digest, Map<String, Object> manifest) throws IOException {
         try {
-            data.write(staging.resolve(DATA));
             new ObjectMapper()
                     .enable(SerializationFeature.INDENT_OUTPUT)
                     .writeValue(staging.resolve(MANIFEST).toFile(), manifest);
@@ -83,32 +82,40 @@ final class ArtifactStore {
         return !Publish.publishNew(staging, dir.resolve(digest));
     }
 
+    /** The manifest of artifact {@code digest}. */
+    JsonNode manifest(String digest) throws IOException {
+        return new ObjectMapper().readTree(dir.resolve(digest).resolve(MANIFEST).toFile());
+    }
+
     /** The {@code _SUCCESS} manifest of a built artifact. */
     static Map<String, Object> manifest(
             String digest,
-            Spine spine,
             TrainingSetBuilder.Request request,
             TrainingPlan plan,
-            PointInTime.Computed computed) {
+            TrainingSetJob.Outcome outcome) {
         Map<String, Object> manifest = new LinkedHashMap<>();
         manifest.put("digest", digest);
         manifest.put("created", Instant.now().toString());
-        manifest.put("spine", spine.file().toAbsolutePath().toString());
-        manifest.put("rows", plan.rows.length);
+        manifest.put("spine", request.spine().toAbsolutePath().toString());
+        manifest.put("rows", outcome.rows());
         manifest.put("features", request.features().stream().map(Object::toString).toList());
         manifest.put("sample", request.sample().map(Sample::toString).orElse(null));
         manifest.put("incomplete", request.incomplete().name().toLowerCase(Locale.ROOT));
-        manifest.put("partitions", plan.partitions);
-        manifest.put("files_read", computed.files.size());
-        manifest.put("statuses", computed.statuses);
+        manifest.put("partitions", outcome.partitions());
+        manifest.put("files_read", outcome.files().size());
+        manifest.put("statuses", outcome.statuses());
+        // A request that refuses incomplete rows is refused by this artifact as by a build.
+        manifest.put("incomplete_rows", outcome.incompleteRows());
+        if (outcome.incompleteRows() > 0) {
+            manifest.put("refusal", plan.refusal(outcome));
+        }
         return manifest;
     }
 
     /** The artifact's address. */
-    static String digest(Spine spine, TrainingSetBuilder.Request request, TrainingPlan plan)
-            throws IOException {
-        StringBuilder s = new StringBuilder("sluice-training-set v1\n");
-        s.append("spine ").append(fileSha256(spine.file())).append('\n');
+    static String digest(TrainingSetBuilder.Request request, TrainingPlan plan) throws IOException {
+        StringBuilder s = new StringBuilder("sluice-training-set v2\n");
+        s.append("spine ").append(fileSha256(request.spine())).append('\n');
         s.append("timestamp_column ").append(request.timestampColumn()).append('\n');
         s.append("sample ")
                 .append(request.sample().map(Sample::toString).orElse("none"))
@@ -136,33 +143,19 @@ final class ArtifactStore {
                             vp.table.buckets()));
         }
         plan.manifests.forEach(m -> s.append("hour ").append(m).append('\n'));
-        // Rows marked INCOMPLETE (only when asked to mark them): which, per view. A request whose
-        // rows are all whole gives the same text whether it marks or refuses, as the same data.
+        // What decides the rows marked INCOMPLETE: per view, the end of its table's whole hours
+        // and the hours of the range that are not whole. A request whose rows are all whole gives
+        // the same text whether it marks or refuses them, as the same data.
         for (TrainingPlan.View vp : plan.views) {
-            StringBuilder marked = new StringBuilder();
-            for (int i = 0; i < plan.rows.length; i++) {
-                if (vp.keys[i] != null && vp.missing[i] != CompleteHours.NONE) {
-                    marked.append(i).append(',');
-                }
-            }
-            if (!marked.isEmpty()) {
-                s.append("incomplete ")
-                        .append(vp.view.name())
-                        .append(' ')
-                        .append(sha256(marked.toString().getBytes(StandardCharsets.UTF_8)))
-                        .append('\n');
-            }
+            s.append("coverage ")
+                    .append(vp.view.name())
+                    .append(" until=")
+                    .append(vp.coverage.until() < vp.last ? vp.coverage.until() : "after")
+                    .append(" not_whole=")
+                    .append(vp.coverage.notWhole().subMap(vp.first, vp.last))
+                    .append('\n');
         }
         return sha256(s.toString().getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** Copies {@code data} to {@code out}, replacing it atomically. */
-    static void export(Path data, Path out) throws IOException {
-        Path parent = out.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        Path tmp = parent.resolve("." + out.getFileName() + ".tmp-" + UUID.randomUUID());
-        Files.copy(data, tmp);
-        Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     static String sha256(byte[] bytes) {

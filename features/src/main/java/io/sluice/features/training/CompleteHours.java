@@ -51,7 +51,8 @@ final class CompleteHours {
      *     none: the warehouse holds no event at or after it
      * @param notWhole the hours that have landed but are open or not compacted, with why
      */
-    record Coverage(String table, long until, TreeMap<Long, Why> notWhole) {
+    record Coverage(String table, long until, TreeMap<Long, Why> notWhole)
+            implements java.io.Serializable {
 
         /**
          * The first hour the warehouse does not hold whole among those a row reading events in

@@ -10,15 +10,15 @@ public final class IncompleteDataException extends IllegalStateException {
 
     private static final long serialVersionUID = 1L;
 
-    private final int rows;
+    private final long rows;
 
-    IncompleteDataException(String message, int rows) {
+    IncompleteDataException(String message, long rows) {
         super(message);
         this.rows = rows;
     }
 
     /** How many spine rows could not be answered from whole data. */
-    public int rows() {
+    public long rows() {
         return rows;
     }
 }

@@ -20,7 +20,7 @@ import java.util.List;
  * @param fraction of the entities, in (0, 1]
  * @param seed any number; another seed gives another sample
  */
-public record Sample(double fraction, long seed) {
+public record Sample(double fraction, long seed) implements java.io.Serializable {
 
     public Sample {
         if (!(fraction > 0 && fraction <= 1)) {

@@ -3,6 +3,7 @@ package io.sluice.features.training;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvParser;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +27,7 @@ import org.apache.parquet.avro.AvroParquetReader;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
@@ -43,44 +45,88 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
-    /** Reads a {@code .parquet} or {@code .csv} spine. */
+    /** Reads a {@code .parquet} or {@code .csv} spine whole (for spines that fit in memory). */
     public static Spine read(Path file) throws IOException {
-        if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException("--spine: no such file: " + file);
+        try (Rows in = open(file)) {
+            List<GenericRecord> rows = new ArrayList<>();
+            for (GenericRecord r = in.next(); r != null; r = in.next()) {
+                rows.add(r);
+            }
+            return new Spine(file, in.schema(), rows);
         }
-        String name = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * A spine's rows, read one at a time in file order, so that a spine of any size passes through
+     * a bounded memory.
+     */
+    public interface Rows extends Closeable {
+        /** The spine's columns. */
+        Schema schema();
+
+        /** The next row, or null after the last. */
+        GenericRecord next() throws IOException;
+    }
+
+    /** Whether {@code file} is a Parquet spine (else CSV); an error for any other name. */
+    static boolean isParquet(String file) {
+        String name = file.toLowerCase(java.util.Locale.ROOT);
         if (name.endsWith(".parquet")) {
-            return parquet(file);
+            return true;
         }
         if (name.endsWith(".csv")) {
-            return csv(file);
+            return false;
         }
         throw new IllegalArgumentException(
                 "--spine: " + file + " must be a .parquet or a .csv file (with a header row)");
     }
 
-    private static Spine parquet(Path file) throws IOException {
-        List<GenericRecord> rows = new ArrayList<>();
-        Schema schema = null;
-        try (ParquetReader<GenericRecord> reader =
-                AvroParquetReader.<GenericRecord>builder(
-                                new LocalInputFile(file), new PlainParquetConfiguration())
-                        .withDataModel(GenericData.get())
-                        .build()) {
-            GenericRecord r;
-            while ((r = reader.read()) != null) {
-                schema = r.getSchema();
-                rows.add(r);
-            }
+    /** Opens a {@code .parquet} or {@code .csv} spine. */
+    public static Rows open(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("--spine: no such file: " + file);
         }
-        if (schema == null) {
-            throw new IllegalArgumentException("--spine: " + file + " has no rows");
-        }
+        return isParquet(file.getFileName().toString())
+                ? parquet(new LocalInputFile(file), file.toString())
+                : csv(Files.newBufferedReader(file, StandardCharsets.UTF_8), file.toString());
+    }
+
+    /** The rows of a Parquet spine, typed as written ({@link #withNanos}). */
+    static Rows parquet(InputFile file, String name) throws IOException {
         MessageType parquet;
-        try (ParquetFileReader footer = ParquetFileReader.open(new LocalInputFile(file))) {
+        try (ParquetFileReader footer = ParquetFileReader.open(file)) {
             parquet = footer.getFileMetaData().getSchema();
         }
-        return new Spine(file, withNanos(schema, parquet), rows);
+        ParquetReader<GenericRecord> reader =
+                AvroParquetReader.<GenericRecord>builder(file, new PlainParquetConfiguration())
+                        .withDataModel(GenericData.get())
+                        .build();
+        GenericRecord first = reader.read();
+        if (first == null) {
+            reader.close();
+            throw new IllegalArgumentException("--spine: " + name + " has no rows");
+        }
+        Schema schema = withNanos(first.getSchema(), parquet);
+        return new Rows() {
+            GenericRecord pending = first;
+
+            @Override
+            public Schema schema() {
+                return schema;
+            }
+
+            @Override
+            public GenericRecord next() throws IOException {
+                GenericRecord r = pending;
+                pending = r == null ? null : reader.read();
+                return r;
+            }
+
+            @Override
+            public void close() throws IOException {
+                reader.close();
+            }
+        };
     }
 
     /**
@@ -128,25 +174,28 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
         return patched;
     }
 
-    private static Spine csv(Path file) throws IOException {
+    /** The rows of a CSV spine with a header row, every column as text. */
+    static Rows csv(Reader in, String file) throws IOException {
         CsvMapper mapper = new CsvMapper();
         mapper.enable(CsvParser.Feature.WRAP_AS_ARRAY);
-        List<String[]> lines = new ArrayList<>();
-        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-                MappingIterator<String[]> it = mapper.readerFor(String[].class).readValues(in)) {
-            while (it.hasNext()) {
-                lines.add(it.next());
+        MappingIterator<String[]> it;
+        try {
+            it = mapper.readerFor(String[].class).readValues(in);
+            if (!it.hasNext()) {
+                throw new IllegalArgumentException(
+                        "--spine: " + file + " is empty (no header row)");
             }
+        } catch (IOException | RuntimeException e) {
+            in.close();
+            throw e;
         }
-        if (lines.isEmpty()) {
-            throw new IllegalArgumentException("--spine: " + file + " is empty (no header row)");
-        }
-        String[] header = lines.get(0);
+        String[] header = it.next();
         List<Schema.Field> fields = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (String column : header) {
             String c = column.trim();
             if (!NAME.matcher(c).matches() || !seen.add(c)) {
+                it.close();
                 throw new IllegalArgumentException(
                         "--spine: "
                                 + file
@@ -157,25 +206,42 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
             fields.add(new Schema.Field(c, Schema.create(Schema.Type.STRING)));
         }
         Schema schema = Schema.createRecord("spine", null, "io.sluice.training", false, fields);
-        List<GenericRecord> rows = new ArrayList<>(lines.size() - 1);
-        for (int i = 1; i < lines.size(); i++) {
-            String[] line = lines.get(i);
-            if (line.length == 1 && line[0].isEmpty()) {
-                continue; // a blank line
+        return new Rows() {
+            int line = 1;
+
+            @Override
+            public Schema schema() {
+                return schema;
             }
-            if (line.length != header.length) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "--spine: %s line %d has %d fields, the header %d",
-                                file, i + 1, line.length, header.length));
+
+            @Override
+            public GenericRecord next() throws IOException {
+                while (it.hasNext()) {
+                    String[] values = it.next();
+                    line++;
+                    if (values.length == 1 && values[0].isEmpty()) {
+                        continue; // a blank line
+                    }
+                    if (values.length != header.length) {
+                        throw new IllegalArgumentException(
+                                String.format(
+                                        "--spine: %s line %d has %d fields, the header %d",
+                                        file, line, values.length, header.length));
+                    }
+                    GenericData.Record r = new GenericData.Record(schema);
+                    for (int c = 0; c < values.length; c++) {
+                        r.put(c, values[c]);
+                    }
+                    return r;
+                }
+                return null;
             }
-            GenericData.Record r = new GenericData.Record(schema);
-            for (int c = 0; c < line.length; c++) {
-                r.put(c, line[c]);
+
+            @Override
+            public void close() throws IOException {
+                it.close();
             }
-            rows.add(r);
-        }
-        return new Spine(file, schema, rows);
+        };
     }
 
     /** The column called {@code name}, or an error that names it and lists the columns. */
@@ -206,7 +272,11 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
      * 10:15:00[.fffffffff]}).
      */
     public Instant time(int row, Schema.Field column) {
-        Object v = rows.get(row).get(column.pos());
+        return time(rows.get(row).get(column.pos()), column, row);
+    }
+
+    /** {@link #time(int, Schema.Field)} of a value of {@code column} in spine row {@code row}. */
+    static Instant time(Object v, Schema.Field column, long row) {
         if (v == null) {
             throw new IllegalArgumentException(
                     String.format("--spine: row %d has no %s (null)", row + 1, column.name()));
@@ -259,7 +329,11 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
      * row with no entity of a view (an item-less row of a user and item spine, say).
      */
     public String keyOrNull(int row, Schema.Field column) {
-        Object v = rows.get(row).get(column.pos());
+        return keyOrNull(rows.get(row).get(column.pos()));
+    }
+
+    /** A key value as text, or null when it is null or empty. */
+    static String keyOrNull(Object v) {
         if (v == null) {
             return null;
         }

@@ -11,101 +11,135 @@ import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
+import java.io.Serializable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.Optional;
 import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
 
 /**
- * What a training set reads, decided before anything is read: the spine rows kept (after the
- * sample), per requested view its features, its entity column, the warehouse hours the rows'
- * windows touch, and per row the key and bucket of its entity in that view's table and whether the
- * warehouse holds the row's window whole ({@link CompleteHours}). Refuses a request it cannot
- * answer (unknown or repeated features, missing columns) and, unless asked to mark them, rows whose
- * data is not all there.
+ * What a training set reads, decided before the job runs, from one streaming pass over the spine
+ * (its columns, row count and time range; no row is kept): per requested view its features, its
+ * entity column and what its source table's warehouse holds whole ({@link CompleteHours}); the
+ * views grouped by entity, one pass of the job each; and the warehouse hours the spine's time range
+ * can touch, whose manifests address the artifact. Refuses a request it cannot answer (unknown or
+ * repeated features, missing columns, a row without a time). Its views and groups ship to the job's
+ * tasks.
  */
 final class TrainingPlan {
 
-    /**
-     * One requested view: its features, their output columns, its entity column, and per output row
-     * its key, its bucket and whether it can be answered; and the hours its rows read.
-     */
-    static final class View {
+    /** The internal column carrying each row's position in the spine (from 0). */
+    static final String ROW_COLUMN = "__sluice_spine_row";
+
+    /** One requested view: its features, their output columns, its entity and its coverage. */
+    static final class View implements Serializable {
+        private static final long serialVersionUID = 1L;
+
         final ViewDef view;
         final TableConfig table;
         final String entity; // the spine column of its key: the view's entity
         final List<Integer> columns = new ArrayList<>(); // output feature positions
         final List<FeatureDef> features = new ArrayList<>();
-
-        /** The hours the rows it answers read (not those of incomplete rows). */
-        final TreeSet<Long> hours = new TreeSet<>();
-
-        /** Per output row, its entity key, or null when the spine's is null or empty. */
-        String[] keys;
-
-        /** Per output row, the bucket of its key in the view's table (-1 without a key). */
-        int[] buckets;
-
-        /**
-         * Per output row, the first hour its window needs that the warehouse does not hold whole,
-         * or {@link CompleteHours#NONE}: the row is answered from the warehouse.
-         */
-        long[] missing;
-
+        final String warehouse; // <root>/warehouse/<table>
         CompleteHours.Coverage coverage;
 
-        View(ViewDef view, TableConfig table, String entity) {
+        /** The hours the spine's rows can read: from the first's, up to the last row's end. */
+        long first;
+
+        long last;
+
+        View(ViewDef view, TableConfig table, String entity, String warehouse) {
             this.view = view;
             this.table = table;
             this.entity = entity;
-        }
-
-        /** Whether output row {@code i} is answered from the warehouse (it has a key and data). */
-        boolean answered(int i) {
-            return keys[i] != null && missing[i] == CompleteHours.NONE;
+            this.warehouse = warehouse;
         }
 
         /**
-         * The first millisecond a row whose time's tail is {@code tail} ({@link
-         * TrainingPlan#tails}) reads: the start of its longest window, or of its view's retention,
-         * which says whether the entity is known ({@link Windows#present}).
+         * The first millisecond a row whose time's tail is {@code tail} reads: the start of its
+         * longest window, or of its view's retention, which says whether the entity is known
+         * ({@link Windows#present}).
          */
         long from(long tail) {
             List<FeatureDef> read = new ArrayList<>(features);
             read.add(view.presence());
             return Windows.start(read, tail, view.tileMillis());
         }
+
+        /** The bucket of {@code key} in the view's table. */
+        int bucket(String key) {
+            return TrainingPlan.bucket(table, key);
+        }
+    }
+
+    /**
+     * The views of one entity, computed in one pass of the job: the spine partitioned by the bucket
+     * of that entity's key.
+     *
+     * @param entity the spine column
+     * @param views the requested views of that entity
+     */
+    record Group(String entity, List<View> views) implements Serializable {
+        /** The table whose buckets partition the pass (the first view's). */
+        TableConfig table() {
+            return views.get(0).table;
+        }
     }
 
     /** The requested features, resolved, in output order. */
     final List<FeatureRefs.Resolved> features;
 
-    int[] rows; // spine row of each output row
+    final List<View> views = new ArrayList<>();
+    final List<Group> groups = new ArrayList<>();
+
+    /** The spine's columns, as JSON (Avro schemas ship as text). */
+    final String spineSchema;
 
     /**
-     * Each row's time t, kept at the spine's precision as the two whole milliseconds around it:
-     * {@code tails[i] = floor_ms(t)}, where its windows' tails are cut ({@code floor_s(t) =
-     * floor_s(tails[i])}), and {@code ends[i] = ceil_ms(t)}, where their heads end ({@code x.ts <
-     * t} exactly when {@code x.ts < ends[i]}). Equal when t is a whole millisecond.
+     * The rows as the job carries them: the output's columns, statuses, then {@link #ROW_COLUMN}.
      */
-    long[] tails;
+    final String internalSchema;
 
-    long[] ends;
-    final List<View> views = new ArrayList<>();
+    final int timeColumn;
+    final int featureCount;
+    final Optional<Sample> sample;
+
+    /** The spine's rows. */
+    long rows;
+
+    /** The earliest row time's tail and the latest's end ({@link #tail}, {@link #end}). */
+    long firstTail = Long.MAX_VALUE;
+
+    long lastEnd = Long.MIN_VALUE;
+
+    /** Warehouse hours the spine's time range can touch, as {@code table/dt=…/hr=…}. */
     final List<String> partitions = new ArrayList<>();
 
-    /** Per warehouse hour read, {@code table/partition sha256(_SUCCESS)}: part of the digest. */
+    /** Per such hour, {@code table/partition sha256(_SUCCESS)}: part of the digest. */
     final List<String> manifests = new ArrayList<>();
 
-    private TrainingPlan(List<FeatureRefs.Resolved> features) {
+    private TrainingPlan(
+            List<FeatureRefs.Resolved> features,
+            Schema spine,
+            Schema internal,
+            int timeColumn,
+            Optional<Sample> sample) {
         this.features = features;
+        this.featureCount = features.size();
+        this.spineSchema = spine.toString();
+        this.internalSchema = internal.toString();
+        this.timeColumn = timeColumn;
+        this.sample = sample;
+    }
+
+    Schema spineSchema() {
+        return new Schema.Parser().parse(spineSchema);
     }
 
     /** The view plan of view {@code name}. */
@@ -113,7 +147,17 @@ final class TrainingPlan {
         return views.stream().filter(v -> v.view.name().equals(name)).findFirst().orElseThrow();
     }
 
-    static TrainingPlan of(SluiceConfig config, Spine spine, TrainingSetBuilder.Request request)
+    /** {@code floor_ms(t)}: where a row's windows' tails are cut ({@code floor_s(t)}). */
+    static long tail(Instant t) {
+        return Windows.floorMillis(t);
+    }
+
+    /** {@code ceil_ms(t)}: where a row's windows' heads end ({@code x.ts < t}). */
+    static long end(Instant t) {
+        return Windows.ceilMillis(t);
+    }
+
+    static TrainingPlan of(SluiceConfig config, TrainingSetBuilder.Request request)
             throws IOException {
         List<FeatureRefs.Resolved> resolved;
         try {
@@ -121,19 +165,29 @@ final class TrainingPlan {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--features: " + e.getMessage());
         }
-        TrainingPlan plan = new TrainingPlan(resolved);
-        plan.planViews(config);
-        Schema.Field time =
-                spine.column(request.timestampColumn(), "the time column; see --timestamp-column");
-        Map<String, Schema.Field> entities = plan.entityColumns(spine);
-        plan.selectRows(spine, request, time, entities);
-        for (View vp : plan.views) {
-            plan.planHours(config, vp);
+        try (Spine.Rows rows = Spine.open(request.spine())) {
+            Spine spine = new Spine(request.spine(), rows.schema(), List.of());
+            Schema.Field time =
+                    spine.column(
+                            request.timestampColumn(), "the time column; see --timestamp-column");
+            Schema internal =
+                    TrainingSetWriter.internalSchema(spine.schema(), resolved, ROW_COLUMN);
+            TrainingPlan plan =
+                    new TrainingPlan(
+                            resolved, spine.schema(), internal, time.pos(), request.sample());
+            plan.planViews(config);
+            plan.checkEntityColumns(spine);
+            for (GenericRecord r = rows.next(); r != null; r = rows.next()) {
+                Instant t = Spine.time(r.get(time.pos()), time, plan.rows);
+                plan.firstTail = Math.min(plan.firstTail, tail(t));
+                plan.lastEnd = Math.max(plan.lastEnd, end(t));
+                plan.rows++;
+            }
+            for (View vp : plan.views) {
+                plan.planHours(config, vp);
+            }
+            return plan;
         }
-        if (request.incomplete() == TrainingSetBuilder.Incomplete.REFUSE) {
-            plan.refuseIncomplete(spine, time);
-        }
-        return plan;
     }
 
     private void planViews(SluiceConfig config) {
@@ -146,10 +200,13 @@ final class TrainingPlan {
                             r.view().name(),
                             n -> {
                                 var view = config.featureView(n).orElseThrow();
+                                TableConfig table = config.table(view.source()).orElseThrow();
                                 return new View(
                                         r.view(),
-                                        config.table(view.source()).orElseThrow(),
-                                        view.entity());
+                                        table,
+                                        view.entity(),
+                                        Path.of(config.tablePath("warehouse", table.name()))
+                                                .toString());
                             });
             if (vp.features.contains(r.feature())) {
                 throw new IllegalArgumentException("--features: " + ref + " is named twice");
@@ -158,120 +215,45 @@ final class TrainingPlan {
             vp.columns.add(i);
         }
         views.addAll(byName.values());
+        Map<String, List<View>> byEntity = new LinkedHashMap<>();
+        for (View vp : views) {
+            byEntity.computeIfAbsent(vp.entity, e -> new ArrayList<>()).add(vp);
+        }
+        byEntity.forEach((entity, vs) -> groups.add(new Group(entity, List.copyOf(vs))));
     }
 
     /**
-     * The spine's column of each requested view's entity (views of several entities each read their
-     * own), by entity; an error names a missing column and the views that need it.
+     * Checks that the spine has the column of each requested view's entity (views of several
+     * entities each read their own); an error names a missing column and the views that need it.
      */
-    private Map<String, Schema.Field> entityColumns(Spine spine) {
-        Map<String, List<String>> viewsOf = new LinkedHashMap<>();
-        for (View vp : views) {
-            viewsOf.computeIfAbsent(vp.entity, e -> new ArrayList<>()).add(vp.view.name());
+    private void checkEntityColumns(Spine spine) {
+        for (Group g : groups) {
+            List<String> names = g.views().stream().map(v -> v.view.name()).toList();
+            spine.column(
+                    g.entity(),
+                    (names.size() == 1 ? "the entity of view " : "the entity of views ")
+                            + String.join(", ", names));
         }
-        Map<String, Schema.Field> columns = new LinkedHashMap<>();
-        viewsOf.forEach(
-                (entity, names) ->
-                        columns.put(
-                                entity,
-                                spine.column(
-                                        entity,
-                                        (names.size() == 1
-                                                        ? "the entity of view "
-                                                        : "the entity of views ")
-                                                + String.join(", ", names))));
-        return columns;
     }
 
-    private void selectRows(
-            Spine spine,
-            TrainingSetBuilder.Request request,
-            Schema.Field time,
-            Map<String, Schema.Field> entities) {
-        // Sampling selects the first view's entities, by its table's buckets: what a sample aligns
-        // to. A row without such an entity is in no sample.
-        View first = views.get(0);
-        Schema.Field sampled = entities.get(first.entity);
-        Sample.Selector selector =
-                request.sample().map(s -> s.selector(first.table.buckets())).orElse(null);
-        int n = spine.rows().size();
-        int[] kept = new int[n];
-        Map<String, String[]> keptKeys = new LinkedHashMap<>();
-        entities.keySet().forEach(e -> keptKeys.put(e, new String[n]));
-        long[] keptTails = new long[n];
-        long[] keptEnds = new long[n];
-        int count = 0;
-        for (int r = 0; r < n; r++) {
-            if (selector != null) {
-                String k = spine.keyOrNull(r, sampled);
-                if (k == null || !selector.selects(k, bucket(first.table, k))) {
-                    continue;
-                }
-            }
-            Instant t = spine.time(r, time);
-            kept[count] = r;
-            for (var e : entities.entrySet()) {
-                keptKeys.get(e.getKey())[count] = spine.keyOrNull(r, e.getValue());
-            }
-            keptTails[count] = Windows.floorMillis(t);
-            keptEnds[count] = Windows.ceilMillis(t);
-            count++;
-        }
-        rows = Arrays.copyOf(kept, count);
-        tails = Arrays.copyOf(keptTails, count);
-        ends = Arrays.copyOf(keptEnds, count);
-        Map<String, String[]> keys = new LinkedHashMap<>();
-        keptKeys.forEach((e, k) -> keys.put(e, Arrays.copyOf(k, rows.length)));
-        for (View vp : views) {
-            vp.keys = keys.get(vp.entity); // views of one entity share its keys
-        }
+    /** The spine's column positions of each group's entity, in group order. */
+    int[] entityColumns() {
+        Schema schema = new Schema.Parser().parse(spineSchema);
+        return groups.stream().mapToInt(g -> schema.getField(g.entity()).pos()).toArray();
     }
 
     /**
-     * The rows' buckets in {@code vp}'s table, which rows its warehouse holds whole, and the hours
-     * the windows of those rows touch.
+     * What {@code vp}'s table holds whole over the hours the spine's rows can read (each row reads
+     * events in {@code [floor_s(t) − W, t)}, W its longest window or the view's ttl, which decides
+     * NOT_FOUND), and the manifests of those hours, which address the artifact.
      */
     private void planHours(SluiceConfig config, View vp) throws IOException {
         long hour = HourPartitioner.hourMillis();
-        int n = rows.length;
-        vp.buckets = new int[n];
-        vp.missing = new long[n];
-        // Each row reads events in [floor_s(t) − W, t), W its longest window or the view's ttl
-        // (which decides NOT_FOUND), as whole hours: an event is before t exactly when it is
-        // before ceil_ms(t).
-        long[] from = new long[n];
-        long first = Long.MAX_VALUE;
-        long last = Long.MIN_VALUE;
-        for (int i = 0; i < n; i++) {
-            if (vp.keys[i] == null) {
-                vp.buckets[i] = -1; // NOT_FOUND: no event has an empty key
-                continue;
-            }
-            vp.buckets[i] = bucket(vp.table, vp.keys[i]);
-            from[i] = Windows.floor(vp.from(tails[i]), hour);
-            first = Math.min(first, from[i]);
-            last = Math.max(last, ends[i]);
-        }
-        vp.coverage = CompleteHours.of(config, vp.table, first, last);
-        List<long[]> spans = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            vp.missing[i] =
-                    vp.keys[i] == null ? CompleteHours.NONE : vp.coverage.missing(from[i], ends[i]);
-            if (vp.answered(i)) {
-                spans.add(new long[] {from[i], ends[i]});
-            }
-        }
-        // The union of the answered rows' spans, as whole hours.
-        spans.sort((a, b) -> Long.compare(a[0], b[0]));
-        long next = Long.MIN_VALUE;
-        for (long[] s : spans) {
-            for (long h = Math.max(s[0], next); h < s[1]; h += hour) {
-                vp.hours.add(h);
-            }
-            next = Math.max(next, Windows.floor(s[1] - 1, hour) + hour);
-        }
-        Path warehouse = Path.of(config.tablePath("warehouse", vp.table.name()));
-        for (long h : vp.hours) {
+        vp.first = rows == 0 ? 0 : Windows.floor(vp.from(firstTail), hour);
+        vp.last = rows == 0 ? 0 : lastEnd;
+        vp.coverage = CompleteHours.of(config, vp.table, vp.first, vp.last);
+        Path warehouse = Path.of(vp.warehouse);
+        for (long h = vp.first; h < vp.last; h += hour) {
             String partition = HourPartitioner.partition(h);
             Path manifest = warehouse.resolve(partition).resolve(WarehouseManifest.NAME);
             if (Files.isRegularFile(manifest)) {
@@ -286,99 +268,58 @@ final class TrainingPlan {
         }
     }
 
-    /** How many rows, a few of them, of one view that miss one hour. */
-    private static final class Missing {
-        final View view;
-        final long hour;
-        int rows;
-        final List<Integer> examples = new ArrayList<>(); // output rows
-
-        Missing(View view, long hour) {
-            this.view = view;
-            this.hour = hour;
-        }
-    }
-
     private static final int GROUPS_SHOWN = 5;
-    private static final int ROWS_SHOWN = 3;
 
     /**
-     * Throws unless every row with a key is answered from whole data, naming how many rows are not,
-     * per view and missing hour (the first few spine rows with their entity and time), and why the
-     * hour is not whole.
+     * Why a request that refuses incomplete rows is refused: how many rows, per view and missing
+     * hour (the first few spine rows with their entity and time), and why the hour is not whole.
      */
-    private void refuseIncomplete(Spine spine, Schema.Field time) {
-        Map<String, Missing> groups = new LinkedHashMap<>();
-        BitSet incomplete = new BitSet(rows.length);
-        for (View vp : views) {
-            for (int i = 0; i < rows.length; i++) {
-                long h = vp.missing[i];
-                if (h == CompleteHours.NONE) {
-                    continue;
-                }
-                incomplete.set(i);
-                Missing m =
-                        groups.computeIfAbsent(vp.view.name() + " " + h, k -> new Missing(vp, h));
-                m.rows++;
-                if (m.examples.size() < ROWS_SHOWN) {
-                    m.examples.add(i);
-                }
-            }
-        }
-        if (groups.isEmpty()) {
-            return;
-        }
-        List<Missing> sorted = new ArrayList<>(groups.values());
-        sorted.sort(
-                (a, b) ->
-                        a.hour != b.hour
-                                ? Long.compare(a.hour, b.hour)
-                                : a.view.view.name().compareTo(b.view.view.name()));
+    String refusal(TrainingSetJob.Outcome outcome) {
+        List<PointInTimeFunction.Missing> groups = outcome.incomplete();
         StringBuilder message =
                 new StringBuilder(
                         String.format(
                                 "%,d of %,d spine rows need events that the warehouse does not"
                                         + " hold whole, so their features would be computed from"
                                         + " part of the data:",
-                                incomplete.cardinality(), rows.length));
-        for (Missing m : sorted.subList(0, Math.min(GROUPS_SHOWN, sorted.size()))) {
-            CompleteHours.Coverage c = m.view.coverage;
+                                outcome.incompleteRows(), outcome.rows()));
+        for (PointInTimeFunction.Missing m :
+                groups.subList(0, Math.min(GROUPS_SHOWN, groups.size()))) {
+            View vp = view(m.view());
+            CompleteHours.Coverage c = vp.coverage;
             message.append(
                     String.format(
                             "%n  view %s, table %s: hour %s %s%s; %,d row%s, e.g. ",
-                            m.view.view.name(),
-                            m.view.table.name(),
-                            HourPartitioner.partition(m.hour),
-                            c.why(m.hour).text,
-                            m.hour >= c.until() ? " (" + c.describe() + ")" : "",
-                            m.rows,
-                            m.rows == 1 ? "" : "s"));
+                            m.view(),
+                            vp.table.name(),
+                            HourPartitioner.partition(m.hour()),
+                            c.why(m.hour()).text,
+                            m.hour() >= c.until() ? " (" + c.describe() + ")" : "",
+                            m.rows(),
+                            m.rows() == 1 ? "" : "s"));
             List<String> examples = new ArrayList<>();
-            for (int i : m.examples) {
+            for (String[] e : m.examples()) {
                 examples.add(
                         String.format(
                                 "row %d (%s %s at %s)",
-                                rows[i] + 1,
-                                m.view.entity,
-                                m.view.keys[i],
-                                spine.time(rows[i], time)));
+                                Long.parseLong(e[2]) + 1, vp.entity, e[3], e[4]));
             }
             message.append(String.join(", ", examples));
         }
-        if (sorted.size() > GROUPS_SHOWN) {
+        if (groups.size() > GROUPS_SHOWN) {
             message.append(
                     String.format(
-                            "%n  and %d more (view, hour) pairs", sorted.size() - GROUPS_SHOWN));
+                            "%n  and %d more (view, hour) pairs", groups.size() - GROUPS_SHOWN));
         }
         message.append(
                 String.format(
                         "%nWait until those hours are complete and compacted, leave those rows out"
                                 + " of the spine, or pass --incomplete mark to keep them with null"
                                 + " features of status INCOMPLETE."));
-        throw new IncompleteDataException(message.toString(), incomplete.cardinality());
+        return message.toString();
     }
 
-    private static int bucket(TableConfig table, String key) {
+    static int bucket(TableConfig table, String key) {
         Schema.Type type = Spine.nonNull(table.schema().getField(table.key()).schema()).getType();
         Object typed =
                 switch (type) {

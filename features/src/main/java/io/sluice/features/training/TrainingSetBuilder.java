@@ -1,5 +1,6 @@
 package io.sluice.features.training;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.Status;
@@ -7,11 +8,16 @@ import io.sluice.features.online.FeatureReader.FeatureRef;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.FileUtils;
 
 /**
  * Point-in-time-correct training sets: for each spine row {@code (e, t, labels…)}, every requested
@@ -109,10 +115,12 @@ public final class TrainingSetBuilder {
      * What a build did.
      *
      * @param digest the artifact's address
-     * @param data the artifact's Parquet file
+     * @param data the artifact's directory of Parquet part files, ranges of the spine's rows in its
+     *     order ({@link #parts}, {@link #glob})
      * @param reused whether an existing artifact answered the request
      * @param rows rows in the training set
-     * @param partitions warehouse hours the rows needed, as {@code table/dt=…/hr=…}
+     * @param partitions warehouse hours read, as {@code table/dt=…/hr=…} (when reused: those the
+     *     spine's time range could read)
      * @param filesRead bucket files read (0 when reused)
      * @param statuses per {@code view:feature}, how many values had each status (empty when reused)
      */
@@ -123,25 +131,70 @@ public final class TrainingSetBuilder {
             long rows,
             List<String> partitions,
             List<Path> filesRead,
-            Map<String, Map<Status, Long>> statuses) {}
+            Map<String, Map<Status, Long>> statuses) {
+
+        /** The part files, in spine order. */
+        public List<Path> parts() throws IOException {
+            return TrainingSetJob.parts(data);
+        }
+
+        /** A glob of the part files, for readers such as DuckDB ({@code read_parquet(glob)}). */
+        public String glob() {
+            return data.resolve("*.parquet").toString();
+        }
+    }
+
+    /** The most rows a task computes at once, unless told otherwise. */
+    public static final int CHUNK_ROWS = 100_000;
 
     private final SluiceConfig config;
     private final Path root;
-    private final int threads;
+    private final Supplier<StreamExecutionEnvironment> environment;
+    private final int chunkRows;
 
+    /** A builder running its job on this machine, with one task per core. */
     public TrainingSetBuilder(SluiceConfig config) {
         this(config, Math.max(1, Runtime.getRuntime().availableProcessors()));
     }
 
-    public TrainingSetBuilder(SluiceConfig config, int threads) {
+    /**
+     * A builder running its job on this machine (or the context's cluster), at parallelism {@code
+     * parallelism}.
+     */
+    public TrainingSetBuilder(SluiceConfig config, int parallelism) {
+        this(config, local(parallelism), CHUNK_ROWS);
+    }
+
+    /**
+     * @param environment where the job runs: a local MiniCluster, or a remote cluster's
+     * @param chunkRows the most rows a task computes at once (with their entities' tiles)
+     */
+    public TrainingSetBuilder(
+            SluiceConfig config, Supplier<StreamExecutionEnvironment> environment, int chunkRows) {
         if (!"file".equals(config.rootUri().getScheme())) {
             throw new IllegalArgumentException(
                     "storage.root: the training-set builder reads a file: lake, got "
                             + config.rootUri());
         }
+        if (chunkRows < 1) {
+            throw new IllegalArgumentException("chunk rows: at least 1, got " + chunkRows);
+        }
         this.config = config;
         this.root = Path.of(config.rootUri());
-        this.threads = threads;
+        this.environment = environment;
+        this.chunkRows = chunkRows;
+    }
+
+    /** This JVM's execution environment (a MiniCluster, or a test's) at {@code parallelism}. */
+    public static Supplier<StreamExecutionEnvironment> local(int parallelism) {
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("--parallelism: at least 1, got " + parallelism);
+        }
+        return () -> {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(parallelism);
+            return env;
+        };
     }
 
     /** Where artifacts live: {@code <root>/training_sets}. */
@@ -171,46 +224,110 @@ public final class TrainingSetBuilder {
 
     /**
      * @param reuse false to compute even when the artifact exists (benchmarks); the result is then
-     *     not stored
+     *     not published, and its directory is the caller's to delete
      */
     public Result build(Request request, boolean reuse) throws IOException {
-        Spine spine = Spine.read(request.spine());
-        TrainingPlan plan = TrainingPlan.of(config, spine, request);
-        String digest = ArtifactStore.digest(spine, request, plan);
+        TrainingPlan plan = TrainingPlan.of(config, request);
+        String digest = ArtifactStore.digest(request, plan);
         ArtifactStore store = new ArtifactStore(artifacts());
         if (reuse && store.exists(digest)) {
-            return result(digest, store.data(digest), true, plan, List.of(), Map.of());
+            JsonNode manifest = store.manifest(digest);
+            long incomplete = manifest.path("incomplete_rows").asLong();
+            if (request.incomplete() == Incomplete.REFUSE && incomplete > 0) {
+                throw new IncompleteDataException(manifest.path("refusal").asText(), incomplete);
+            }
+            return new Result(
+                    digest,
+                    store.data(digest),
+                    true,
+                    manifest.path("rows").asLong(),
+                    plan.partitions,
+                    List.of(),
+                    Map.of());
         }
-        PointInTime.Computed computed = PointInTime.compute(config, plan, threads);
-        ArtifactStore.DataWriter data =
-                file ->
-                        TrainingSetWriter.write(
-                                spine, plan, computed, request.statusColumns(), file);
+        Path staging = store.stage();
+        TrainingSetJob.Outcome outcome;
+        try {
+            outcome =
+                    TrainingSetJob.run(
+                            environment.get(),
+                            plan,
+                            request.spine(),
+                            request.statusColumns(),
+                            staging.resolve(ArtifactStore.DATA),
+                            chunkRows);
+            if (TrainingSetJob.parts(staging.resolve(ArtifactStore.DATA)).isEmpty()) {
+                // No rows (an empty sample): one empty part, so the artifact has the schema.
+                TrainingSetWriter.open(
+                                staging.resolve(ArtifactStore.DATA).resolve("part-00000.parquet"),
+                                TrainingSetWriter.schema(
+                                        plan.spineSchema(), plan.features, request.statusColumns()))
+                        .close();
+            }
+            if (request.incomplete() == Incomplete.REFUSE && !outcome.incomplete().isEmpty()) {
+                throw new IncompleteDataException(plan.refusal(outcome), outcome.incompleteRows());
+            }
+        } catch (IOException | RuntimeException e) {
+            FileUtils.deleteDirectoryQuietly(staging.toFile());
+            throw e;
+        } catch (Exception e) {
+            FileUtils.deleteDirectoryQuietly(staging.toFile());
+            throw new IOException("the training-set job failed: " + e.getMessage(), e);
+        }
+        Result built =
+                new Result(
+                        digest,
+                        staging.resolve(ArtifactStore.DATA),
+                        false,
+                        outcome.rows(),
+                        outcome.partitions(),
+                        outcome.files(),
+                        outcome.statuses());
         if (!reuse) {
-            Path file = Files.createTempFile("training-set-", ".parquet");
-            data.write(file);
-            return result(digest, file, false, plan, computed.files, computed.statuses);
+            return built;
         }
         boolean reused =
                 store.publish(
-                        digest,
-                        data,
-                        ArtifactStore.manifest(digest, spine, request, plan, computed));
-        return result(digest, store.data(digest), reused, plan, computed.files, computed.statuses);
+                        staging, digest, ArtifactStore.manifest(digest, request, plan, outcome));
+        return new Result(
+                digest,
+                store.data(digest),
+                reused,
+                outcome.rows(),
+                outcome.partitions(),
+                outcome.files(),
+                outcome.statuses());
     }
 
-    private static Result result(
-            String digest,
-            Path data,
-            boolean reused,
-            TrainingPlan plan,
-            List<Path> files,
-            Map<String, Map<Status, Long>> statuses) {
-        return new Result(digest, data, reused, plan.rows.length, plan.partitions, files, statuses);
-    }
-
-    /** Copies a result's data to {@code out}, replacing it atomically. */
-    public static void export(Result result, Path out) throws IOException {
-        ArtifactStore.export(result.data(), out);
+    /**
+     * Writes a result to {@code out}: a directory (an existing one, or a path ending in {@code /})
+     * gets its part files, replacing the parts already there; a file gets them all as one Parquet
+     * file, replacing it atomically.
+     */
+    public static void export(Result result, Path out, boolean directory) throws IOException {
+        List<Path> parts = result.parts();
+        if (directory) {
+            Files.createDirectories(out);
+            try (var old = Files.list(out)) {
+                for (Path p :
+                        old.filter(f -> f.getFileName().toString().startsWith("part-")).toList()) {
+                    Files.delete(p);
+                }
+            }
+            for (Path part : parts) {
+                Files.copy(part, out.resolve(part.getFileName()));
+            }
+            return;
+        }
+        Path parent = out.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        Path tmp = parent.resolve("." + out.getFileName() + ".tmp-" + UUID.randomUUID());
+        try {
+            TrainingSetWriter.concat(parts, tmp);
+            Files.move(
+                    tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
     }
 }

@@ -17,10 +17,13 @@ import org.apache.parquet.avro.AvroSchemaConverter;
 import org.apache.parquet.avro.AvroWriteSupport;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.metadata.FileMetaData;
+import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
@@ -30,18 +33,36 @@ import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Types;
 
 /**
- * Writes a training set as one Parquet file: the spine's columns unchanged, then {@code
- * <view>__<feature>} in request order in each feature's declared type, then (if asked) {@code
- * <view>__<feature>__status}.
+ * Writes a training set as Parquet: the spine's columns unchanged, then {@code <view>__<feature>}
+ * in request order in each feature's declared type, then (if asked) {@code
+ * <view>__<feature>__status}; as part files of ranges of the spine, or one file of them all.
  */
 final class TrainingSetWriter {
 
     private TrainingSetWriter() {}
 
     /** The output schema: the spine's columns, then {@code <view>__<feature>} in request order. */
-    static Schema schema(Spine spine, List<FeatureRefs.Resolved> features, boolean statusColumns) {
+    static Schema schema(Schema spine, List<FeatureRefs.Resolved> features, boolean statusColumns) {
+        return schema(spine, features, statusColumns, null);
+    }
+
+    /**
+     * The rows as the training-set job carries them: {@link #schema} with status columns, then a
+     * long column {@code rowColumn}. The output schema is a prefix of it, so a writer of the output
+     * schema writes these rows as they are (Avro writes a record's fields by position).
+     */
+    static Schema internalSchema(
+            Schema spine, List<FeatureRefs.Resolved> features, String rowColumn) {
+        return schema(spine, features, true, rowColumn);
+    }
+
+    private static Schema schema(
+            Schema spine,
+            List<FeatureRefs.Resolved> features,
+            boolean statusColumns,
+            String rowColumn) {
         List<Schema.Field> fields = new ArrayList<>();
-        for (Schema.Field f : spine.schema().getFields()) {
+        for (Schema.Field f : spine.getFields()) {
             fields.add(new Schema.Field(f.name(), f.schema(), f.doc(), f.defaultVal()));
         }
         List<String> names = new ArrayList<>();
@@ -49,7 +70,7 @@ final class TrainingSetWriter {
             FeatureRef ref = r.ref();
             FeatureDef def = r.feature();
             String name = ref.view() + "__" + ref.feature();
-            if (spine.schema().getField(name) != null) {
+            if (spine.getField(name) != null) {
                 throw new IllegalArgumentException(
                         "--spine: its column '" + name + "' would clash with feature " + ref);
             }
@@ -63,48 +84,65 @@ final class TrainingSetWriter {
         }
         if (statusColumns) {
             for (String name : names) {
+                // In the job's rows a status is null until the row's pass sets it.
                 fields.add(
-                        new Schema.Field(
-                                name + "__status",
-                                Schema.create(Schema.Type.STRING),
-                                "OK, or why the value is null"));
+                        rowColumn == null
+                                ? new Schema.Field(
+                                        name + "__status",
+                                        Schema.create(Schema.Type.STRING),
+                                        "OK, or why the value is null")
+                                : new Schema.Field(
+                                        name + "__status",
+                                        Schema.createUnion(
+                                                Schema.create(Schema.Type.NULL),
+                                                Schema.create(Schema.Type.STRING)),
+                                        null,
+                                        JsonProperties.NULL_VALUE));
             }
+        }
+        if (rowColumn != null) {
+            if (spine.getField(rowColumn) != null) {
+                throw new IllegalArgumentException(
+                        "--spine: its column '"
+                                + rowColumn
+                                + "' is a name Sluice keeps for itself");
+            }
+            fields.add(new Schema.Field(rowColumn, Schema.create(Schema.Type.LONG)));
         }
         return Schema.createRecord("training_set", null, "io.sluice.training", false, fields);
     }
 
-    /** Writes the plan's rows with their computed values to {@code file}, replacing it. */
-    static void write(
-            Spine spine,
-            TrainingPlan plan,
-            PointInTime.Computed computed,
-            boolean statusColumns,
-            Path file)
-            throws IOException {
-        Schema schema = schema(spine, plan.features, statusColumns);
-        int spineColumns = spine.schema().getFields().size();
-        int features = plan.features.size();
-        try (ParquetWriter<GenericRecord> writer =
-                new Builder(new LocalOutputFile(file), schema)
-                        .withConf(new PlainParquetConfiguration())
-                        .withCompressionCodec(CompressionCodecName.ZSTD)
-                        .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
-                        .build()) {
-            for (int i = 0; i < plan.rows.length; i++) {
-                GenericRecord in = spine.rows().get(plan.rows[i]);
-                GenericData.Record row = new GenericData.Record(schema);
-                for (int c = 0; c < spineColumns; c++) {
-                    row.put(c, in.get(c));
-                }
-                for (int f = 0; f < features; f++) {
-                    row.put(spineColumns + f, computed.values[i][f]);
-                    if (statusColumns) {
-                        row.put(spineColumns + features + f, computed.status[i][f].name());
-                    }
-                }
-                writer.write(row);
-            }
+    /** A Parquet writer of rows of {@code schema} to {@code file}, replacing it. */
+    static ParquetWriter<GenericRecord> open(Path file, Schema schema) throws IOException {
+        return new Builder(new LocalOutputFile(file), schema)
+                .withConf(new PlainParquetConfiguration())
+                .withCompressionCodec(CompressionCodecName.ZSTD)
+                .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+                .build();
+    }
+
+    /**
+     * Writes {@code parts}, files written by {@link #open} of one schema (at least one), into one
+     * file {@code out} in their order. Their row groups are copied as they are, not decoded
+     * (parquet-java's {@link ParquetFileWriter#appendFile}), so this costs a copy of the bytes.
+     */
+    static void concat(List<Path> parts, Path out) throws IOException {
+        FileMetaData first;
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(parts.get(0)))) {
+            first = reader.getFileMetaData();
         }
+        ParquetFileWriter writer =
+                new ParquetFileWriter(
+                        new LocalOutputFile(out),
+                        first.getSchema(),
+                        ParquetFileWriter.Mode.OVERWRITE,
+                        ParquetWriter.DEFAULT_BLOCK_SIZE,
+                        ParquetWriter.MAX_PADDING_SIZE_DEFAULT);
+        writer.start();
+        for (Path part : parts) {
+            writer.appendFile(new LocalInputFile(part));
+        }
+        writer.end(first.getKeyValueMetaData());
     }
 
     /**

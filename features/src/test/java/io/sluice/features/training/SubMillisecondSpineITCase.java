@@ -23,6 +23,7 @@ import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
 import io.sluice.testing.DuckDb;
+import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -40,8 +41,10 @@ import java.util.Optional;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -52,7 +55,9 @@ import org.junit.jupiter.api.io.TempDir;
  * later in the last millisecond before a tile edge; the cases include those rows, and the test
  * shows that the rounded time's definition differs there.
  */
-class SubMillisecondSpineTest {
+class SubMillisecondSpineITCase {
+
+    @RegisterExtension static final MiniClusterExtension FLINK = TestClusters.flink();
 
     private static final long MS = 1_000_000; // nanos
     private static final long MINUTE = 60_000;
@@ -294,7 +299,7 @@ class SubMillisecondSpineTest {
                                             ? ""
                                             : ", " + timeToNanos + "(event_timestamp) as t_ns")
                                     + " from read_parquet('"
-                                    + result.data()
+                                    + result.glob()
                                     + "')");
             assertThat(out).hasSize(rows.size());
             for (int i = 0; i < rows.size(); i++) {

@@ -25,6 +25,7 @@ import io.sluice.generate.LandingHours;
 import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourManifest;
 import io.sluice.testing.DuckDb;
+import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,8 +43,10 @@ import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -51,7 +54,9 @@ import org.junit.jupiter.api.io.TempDir;
  * events, compacted by {@link HourCompactor}), read back by DuckDB and checked against the
  * brute-force definition over the generator's accepted events.
  */
-class TrainingSetBuilderTest {
+class TrainingSetBuilderITCase {
+
+    @RegisterExtension static final MiniClusterExtension FLINK = TestClusters.flink();
 
     private static final Instant START = Instant.parse("2026-11-20T00:00:00Z");
     private static final long HOUR = 3_600_000;
@@ -166,7 +171,7 @@ class TrainingSetBuilderTest {
         try (DuckDb duck = new DuckDb()) {
             List<String> columns =
                     duck
-                            .rows("describe select * from read_parquet('" + result.data() + "')")
+                            .rows("describe select * from read_parquet('" + result.glob() + "')")
                             .stream()
                             .map(r -> (String) r.get("column_name"))
                             .toList();
@@ -178,7 +183,7 @@ class TrainingSetBuilderTest {
             List<Map<String, Object>> rows =
                     duck.rows(
                             "select *, epoch_us(event_timestamp) as t_us from read_parquet('"
-                                    + result.data()
+                                    + result.glob()
                                     + "')");
             assertThat(rows).hasSize(600);
             long nonEmpty = 0;
@@ -310,7 +315,7 @@ class TrainingSetBuilderTest {
                                 false));
         Set<String> out = new HashSet<>();
         try (DuckDb duck = new DuckDb()) {
-            duck.rows("select distinct user_id from read_parquet('" + result.data() + "')")
+            duck.rows("select distinct user_id from read_parquet('" + result.glob() + "')")
                     .forEach(r -> out.add((String) r.get("user_id")));
         }
         return out;
@@ -344,7 +349,7 @@ class TrainingSetBuilderTest {
         ViewDef def = ViewDef.of(view, table);
         try (DuckDb duck = new DuckDb()) {
             List<Map<String, Object>> rows =
-                    duck.rows("select * from read_parquet('" + result.data() + "')");
+                    duck.rows("select * from read_parquet('" + result.glob() + "')");
             assertThat(rows).hasSize(2);
             assertThat(rows.get(0).get("label")).isEqualTo("yes");
             for (int i = 0; i < 2; i++) {

@@ -24,6 +24,7 @@ import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
 import io.sluice.lake.HourManifest;
 import io.sluice.testing.DuckDb;
+import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,8 +41,10 @@ import java.util.TreeSet;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -56,7 +59,9 @@ import org.junit.jupiter.api.io.TempDir;
  * every other value equals the brute-force definition; with {@code REFUSE} the request fails naming
  * the rows and hours.
  */
-class TrainingSetCompletenessTest {
+class TrainingSetCompletenessITCase {
+
+    @RegisterExtension static final MiniClusterExtension FLINK = TestClusters.flink();
 
     private static final Instant START = Instant.parse("2026-11-20T00:00:00Z");
     private static final long HOUR = 3_600_000;
@@ -214,7 +219,7 @@ class TrainingSetCompletenessTest {
             List<Map<String, Object>> out =
                     duck.rows(
                             "select *, epoch_us(event_timestamp) as t_us from read_parquet('"
-                                    + result.data()
+                                    + result.glob()
                                     + "')");
             assertThat(out).hasSize(rows.size());
             for (int i = 0; i < out.size(); i++) {

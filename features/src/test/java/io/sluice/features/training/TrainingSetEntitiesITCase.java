@@ -22,6 +22,7 @@ import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
 import io.sluice.lake.HiveBucketing;
 import io.sluice.testing.DuckDb;
+import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,8 +38,10 @@ import java.util.TreeSet;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -48,7 +51,9 @@ import org.junit.jupiter.api.io.TempDir;
  * equals the brute-force definition over that entity's events; a row with a null or empty key in a
  * view's column is NOT_FOUND in that view only.
  */
-class TrainingSetEntitiesTest {
+class TrainingSetEntitiesITCase {
+
+    @RegisterExtension static final MiniClusterExtension FLINK = TestClusters.flink();
 
     private static final Instant START = Instant.parse("2026-11-20T00:00:00Z");
     private static final long HOUR = 3_600_000;
@@ -188,7 +193,7 @@ class TrainingSetEntitiesTest {
         try (DuckDb duck = new DuckDb()) {
             List<String> columns =
                     duck
-                            .rows("describe select * from read_parquet('" + result.data() + "')")
+                            .rows("describe select * from read_parquet('" + result.glob() + "')")
                             .stream()
                             .map(r -> (String) r.get("column_name"))
                             .toList();
@@ -201,7 +206,7 @@ class TrainingSetEntitiesTest {
             List<Map<String, Object>> out =
                     duck.rows(
                             "select *, epoch_us(event_timestamp) as t_us from read_parquet('"
-                                    + result.data()
+                                    + result.glob()
                                     + "')");
             assertThat(out).hasSize(rows.size());
             for (int i = 0; i < out.size(); i++) {
@@ -267,7 +272,7 @@ class TrainingSetEntitiesTest {
                                         csv, REFS, "event_timestamp", Optional.empty(), true));
         try (DuckDb duck = new DuckDb()) {
             Map<String, Object> row =
-                    duck.rows("select * from read_parquet('" + result.data() + "')").get(0);
+                    duck.rows("select * from read_parquet('" + result.glob() + "')").get(0);
             assertThat(row.get("item_sales__sales_1h__status")).isEqualTo("NOT_FOUND");
             assertThat(row.get("item_sales__sales_1h")).isNull();
             assertThat(row.get("user_purchases__purchases_1h__status")).isEqualTo("OK");
@@ -304,6 +309,6 @@ class TrainingSetEntitiesTest {
                                                                 r.item(), itemTable.buckets())))
                         .count();
         assertThat(result.rows()).isEqualTo(want).isPositive().isLessThan(rows.size());
-        Files.delete(result.data());
+        org.apache.flink.util.FileUtils.deleteDirectory(result.data().getParent().toFile());
     }
 }

@@ -1,0 +1,74 @@
+package io.sluice.app;
+
+import io.sluice.features.training.TrainingSetBuilder;
+import java.io.File;
+import java.util.Arrays;
+import java.util.function.Supplier;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Where a batch job of a command runs: {@code local}, a Flink cluster in this process (or the
+ * context's, under a test's MiniCluster); or {@code HOST:PORT}, the REST endpoint of a running
+ * Flink cluster, to which the job is submitted with the jars on this JVM's class path (Sluice's own
+ * and its dependencies), as {@code flink run -m HOST:PORT} would.
+ *
+ * @param host empty for local
+ * @param port the REST port of a remote cluster
+ * @param parallelism the job's parallelism, or null for the default (cores here, or the cluster's)
+ */
+record FlinkTarget(String host, int port, Integer parallelism) {
+
+    static FlinkTarget parse(String text, Integer parallelism) {
+        if (parallelism != null && parallelism < 1) {
+            throw new IllegalArgumentException("--parallelism: at least 1, got " + parallelism);
+        }
+        String t = text.strip();
+        if (t.equals("local")) {
+            return new FlinkTarget("", 0, parallelism);
+        }
+        int colon = t.lastIndexOf(':');
+        int port = -1;
+        if (colon > 0) {
+            try {
+                port = Integer.parseInt(t.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException(
+                    "--target: 'local' or a Flink REST endpoint HOST:PORT (such as"
+                            + " jobmanager:8081), got '"
+                            + text
+                            + "'");
+        }
+        return new FlinkTarget(t.substring(0, colon), port, parallelism);
+    }
+
+    boolean local() {
+        return host.isEmpty();
+    }
+
+    Supplier<StreamExecutionEnvironment> environment() {
+        if (local()) {
+            return TrainingSetBuilder.local(
+                    parallelism != null
+                            ? parallelism
+                            : Math.max(1, Runtime.getRuntime().availableProcessors()));
+        }
+        return () -> {
+            String[] jars =
+                    Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                            .filter(j -> j.endsWith(".jar"))
+                            .toArray(String[]::new);
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.createRemoteEnvironment(
+                            host, port, new Configuration(), jars);
+            if (parallelism != null) {
+                env.setParallelism(parallelism);
+            }
+            return env;
+        };
+    }
+}

@@ -1,0 +1,403 @@
+package io.sluice.features.training;
+
+import io.sluice.features.agg.CachingTileReader;
+import io.sluice.features.agg.EntityTiles;
+import io.sluice.features.agg.EventEntry;
+import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.Status;
+import io.sluice.features.agg.Windows;
+import io.sluice.features.offline.WarehouseEvents;
+import io.sluice.lake.HourPartitioner;
+import java.io.IOException;
+import java.io.Serializable;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.api.common.accumulators.ListAccumulator;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichFilterFunction;
+import org.apache.flink.api.common.functions.RichMapPartitionFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * One pass of the training-set job: the features of the views of one entity for a subtask's rows,
+ * which arrive sorted by (bucket, key, time). Rows are taken in chunks of at most {@code chunkRows}
+ * (whole entities, one bucket): for each view of the pass, a row whose window the warehouse does
+ * not hold whole is {@link Status#INCOMPLETE}; for the others the chunk reads its bucket's files of
+ * the hours their windows touch, only its entities' events, into each entity's tiles ({@link
+ * EntityTiles}), and computes every value with the shared window library ({@link Windows}), as the
+ * online read does. A row with no key is {@link Status#NOT_FOUND} in every view of the pass.
+ */
+final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, GenericRecord> {
+
+    private static final long serialVersionUID = 1L;
+    private static final long HOUR = HourPartitioner.hourMillis();
+
+    /** The first few rows, in spine order, of each (view, hour) kept for a refusal's message. */
+    static final int EXAMPLES = 3;
+
+    /** How a pass reads a row's key, bucket, time and position. */
+    static final class Keys implements Serializable {
+        private static final long serialVersionUID = 1L;
+        private final TrainingPlan.View first;
+        private final int entity;
+        private final int time;
+        private final int row;
+        private final String spine;
+        private transient Schema.Field timeField;
+
+        Keys(TrainingPlan plan, int group, int entityColumn) {
+            Schema spine = new Schema.Parser().parse(plan.spineSchema);
+            this.first = plan.groups.get(group).views().get(0);
+            this.entity = entityColumn;
+            this.time = plan.timeColumn;
+            this.spine = plan.spineSchema;
+            this.row = spine.getFields().size() + 2 * plan.featureCount;
+        }
+
+        String key(GenericRecord r) {
+            return Spine.keyOrNull(r.get(entity));
+        }
+
+        int bucket(String key) {
+            return first.bucket(key);
+        }
+
+        long row(GenericRecord r) {
+            return (Long) r.get(row);
+        }
+
+        Instant time(GenericRecord r) {
+            if (timeField == null) {
+                timeField = new Schema.Parser().parse(spine).getFields().get(time);
+            }
+            return Spine.time(r.get(time), timeField, row(r));
+        }
+
+        long tail(GenericRecord r) {
+            return TrainingPlan.tail(time(r));
+        }
+    }
+
+    /** How many rows of a view miss one hour, and the first few of them. */
+    record Missing(String view, long hour, long rows, List<String[]> examples) {
+
+        /** The accumulator's text of one example: view, hour, row, entity, time. */
+        static String text(String view, long hour, long row, String entity, Instant time) {
+            return String.join(
+                    "\t", view, Long.toString(hour), Long.toString(row), entity, time.toString());
+        }
+
+        /** Merges the examples and counts the subtasks reported, by (view, hour). */
+        static List<Missing> merge(List<String> texts) {
+            Map<String, List<String[]>> examples = new TreeMap<>();
+            Map<String, Long> counts = new HashMap<>();
+            for (String t : texts) {
+                String[] f = t.split("\t", -1);
+                String group = f[0] + "\t" + f[1];
+                if (f[2].isEmpty()) { // a count: view, hour, "", n
+                    counts.merge(group, Long.parseLong(f[3]), Long::sum);
+                } else {
+                    examples.computeIfAbsent(group, g -> new ArrayList<>()).add(f);
+                }
+            }
+            List<Missing> out = new ArrayList<>();
+            counts.forEach(
+                    (group, n) -> {
+                        String[] g = group.split("\t");
+                        List<String[]> ex =
+                                new ArrayList<>(examples.getOrDefault(group, List.of()));
+                        ex.sort((a, b) -> Long.compare(Long.parseLong(a[2]), Long.parseLong(b[2])));
+                        out.add(
+                                new Missing(
+                                        g[0],
+                                        Long.parseLong(g[1]),
+                                        n,
+                                        List.copyOf(ex.subList(0, Math.min(EXAMPLES, ex.size())))));
+                    });
+            out.sort(
+                    (a, b) ->
+                            a.hour != b.hour
+                                    ? Long.compare(a.hour, b.hour)
+                                    : a.view.compareTo(b.view));
+            return out;
+        }
+    }
+
+    /** Keeps the rows of the request's entity sample (of the first view's entities). */
+    static final class InSample extends RichFilterFunction<GenericRecord> {
+        private static final long serialVersionUID = 1L;
+        private final Keys keys;
+        private final Sample sample;
+        private final int buckets;
+        private transient Sample.Selector selector;
+
+        InSample(TrainingPlan plan) {
+            this.keys = new Keys(plan, 0, plan.entityColumns()[0]);
+            this.sample = plan.sample.orElseThrow();
+            this.buckets = plan.groups.get(0).table().buckets();
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            selector = sample.selector(buckets);
+        }
+
+        @Override
+        public boolean filter(GenericRecord r) {
+            String k = keys.key(r);
+            return k != null && selector.selects(k, keys.bucket(k));
+        }
+    }
+
+    static String statusCounter(int column, Status status) {
+        return "status " + column + " " + status.name();
+    }
+
+    private final TrainingPlan.Group group;
+    private final Keys keys;
+    private final int chunkRows;
+    private final int spineColumns;
+    private final int features;
+
+    private transient Map<String, WarehouseEvents> warehouses;
+    private transient Set<String> files;
+    private transient Set<String> partitions;
+    private transient Map<String, long[]> missingCounts; // view \t hour -> rows
+    private transient Map<String, TreeMap<Long, String>> examples; // view \t hour -> row -> text
+    private transient long[][] statusCounts; // [column][status]
+
+    PointInTimeFunction(TrainingPlan plan, int group, Keys keys, int chunkRows) {
+        this.group = plan.groups.get(group);
+        this.keys = keys;
+        this.chunkRows = chunkRows;
+        this.spineColumns = new Schema.Parser().parse(plan.spineSchema).getFields().size();
+        this.features = plan.featureCount;
+    }
+
+    @Override
+    public void open(OpenContext context) {
+        warehouses = new HashMap<>();
+        for (TrainingPlan.View vp : group.views()) {
+            warehouses.put(vp.view.name(), new WarehouseEvents(vp.table, Path.of(vp.warehouse)));
+        }
+        files = new HashSet<>();
+        partitions = new HashSet<>();
+        missingCounts = new LinkedHashMap<>();
+        examples = new HashMap<>();
+        statusCounts = new long[features][Status.values().length];
+    }
+
+    /** A chunk of rows of one bucket, whole entities, sorted by key and time. */
+    private static final class Chunk {
+        final List<GenericRecord> rows = new ArrayList<>();
+        final List<String> keys = new ArrayList<>();
+        long[] tails = new long[16];
+        long[] ends = new long[16];
+        int bucket;
+
+        void add(GenericRecord r, String key, int bucket, Instant t) {
+            if (rows.size() == tails.length) {
+                tails = Arrays.copyOf(tails, tails.length * 2);
+                ends = Arrays.copyOf(ends, ends.length * 2);
+            }
+            tails[rows.size()] = TrainingPlan.tail(t);
+            ends[rows.size()] = TrainingPlan.end(t);
+            rows.add(r);
+            keys.add(key);
+            this.bucket = bucket;
+        }
+
+        String lastKey() {
+            return keys.get(keys.size() - 1);
+        }
+
+        void clear() {
+            rows.clear();
+            keys.clear();
+        }
+    }
+
+    @Override
+    public void mapPartition(Iterable<GenericRecord> rows, Collector<GenericRecord> out)
+            throws IOException {
+        Chunk chunk = new Chunk();
+        for (GenericRecord r : rows) {
+            String key = keys.key(r);
+            if (key == null) {
+                // No key: no event is its entity's.
+                for (TrainingPlan.View vp : group.views()) {
+                    for (int column : vp.columns) {
+                        set(r, column, Windows.notFound());
+                    }
+                }
+                out.collect(r);
+                continue;
+            }
+            int bucket = keys.bucket(key);
+            if (!chunk.rows.isEmpty()
+                    && (bucket != chunk.bucket
+                            || chunk.rows.size() >= chunkRows && !key.equals(chunk.lastKey()))) {
+                compute(chunk, out);
+                chunk.clear();
+            }
+            chunk.add(r, key, bucket, keys.time(r));
+        }
+        if (!chunk.rows.isEmpty()) {
+            compute(chunk, out);
+        }
+        report();
+    }
+
+    private void compute(Chunk chunk, Collector<GenericRecord> out) throws IOException {
+        for (TrainingPlan.View vp : group.views()) {
+            compute(vp, chunk);
+        }
+        for (GenericRecord r : chunk.rows) {
+            out.collect(r);
+        }
+    }
+
+    /** The values of one view for a chunk's rows. */
+    private void compute(TrainingPlan.View vp, Chunk chunk) throws IOException {
+        int n = chunk.rows.size();
+        boolean[] answered = new boolean[n];
+        List<long[]> spans = new ArrayList<>(n);
+        Map<String, List<EventEntry>> events = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            long from = Windows.floor(vp.from(chunk.tails[i]), HOUR);
+            long missing = vp.coverage.missing(from, chunk.ends[i]);
+            if (missing != CompleteHours.NONE) {
+                // Not answered from part of the data.
+                incomplete(vp, missing, chunk, i);
+                for (int column : vp.columns) {
+                    set(chunk.rows.get(i), column, null, Status.INCOMPLETE);
+                }
+                continue;
+            }
+            answered[i] = true;
+            spans.add(new long[] {from, chunk.ends[i]});
+            events.computeIfAbsent(chunk.keys.get(i), k -> new ArrayList<>());
+        }
+        if (events.isEmpty()) {
+            return;
+        }
+        // The union of the answered rows' spans, as whole hours, in order: each file is sorted by
+        // (key, time, id), so each entity's events come in order.
+        spans.sort((a, b) -> Long.compare(a[0], b[0]));
+        WarehouseEvents warehouse = warehouses.get(vp.view.name());
+        long next = Long.MIN_VALUE;
+        for (long[] s : spans) {
+            for (long h = Math.max(s[0], next); h < s[1]; h += HOUR) {
+                Path file = warehouse.bucketFile(h, chunk.bucket);
+                if (file != null) {
+                    files.add(file.toString());
+                    partitions.add(vp.table.name() + "/" + HourPartitioner.partition(h));
+                    warehouse.scan(file, vp.view, events.keySet(), (k, e) -> events.get(k).add(e));
+                }
+            }
+            next = Math.max(next, Windows.floor(s[1] - 1, HOUR) + HOUR);
+        }
+        String current = null;
+        CachingTileReader reader = null;
+        for (int i = 0; i < n; i++) {
+            if (!answered[i]) {
+                continue;
+            }
+            String key = chunk.keys.get(i);
+            if (!key.equals(current)) {
+                current = key;
+                EntityTiles tiles = new EntityTiles(vp.view.tileMillis(), vp.view.coarseMillis());
+                tiles.addAll(events.get(key));
+                reader = new CachingTileReader(tiles);
+            }
+            long tail = chunk.tails[i];
+            long end = chunk.ends[i];
+            boolean known = Windows.present(vp.view, tail, end, reader);
+            GenericRecord r = chunk.rows.get(i);
+            for (int f = 0; f < vp.features.size(); f++) {
+                FeatureValue value =
+                        known
+                                ? Windows.value(
+                                        vp.features.get(f),
+                                        tail,
+                                        end,
+                                        vp.view.tileMillis(),
+                                        vp.view.coarseMillis(),
+                                        reader)
+                                : Windows.notFound();
+                set(r, vp.columns.get(f), value);
+            }
+        }
+    }
+
+    private void set(GenericRecord r, int column, FeatureValue value) {
+        set(r, column, value.value(), value.status());
+    }
+
+    private void set(GenericRecord r, int column, Object value, Status status) {
+        r.put(spineColumns + column, value);
+        r.put(spineColumns + features + column, status.name());
+        statusCounts[column][status.ordinal()]++;
+    }
+
+    private void incomplete(TrainingPlan.View vp, long hour, Chunk chunk, int i) {
+        String group = vp.view.name() + "\t" + hour;
+        missingCounts.computeIfAbsent(group, g -> new long[1])[0]++;
+        TreeMap<Long, String> first = examples.computeIfAbsent(group, g -> new TreeMap<>());
+        long row = keys.row(chunk.rows.get(i));
+        if (first.size() < EXAMPLES || row < first.lastKey()) {
+            first.put(
+                    row,
+                    Missing.text(
+                            vp.view.name(),
+                            hour,
+                            row,
+                            chunk.keys.get(i),
+                            keys.time(chunk.rows.get(i))));
+            if (first.size() > EXAMPLES) {
+                first.pollLastEntry();
+            }
+        }
+    }
+
+    /** Adds what this subtask did to the job's accumulators. */
+    private void report() {
+        var context = getRuntimeContext();
+        for (int c = 0; c < features; c++) {
+            for (Status s : Status.values()) {
+                long n = statusCounts[c][s.ordinal()];
+                if (n > 0) {
+                    context.getLongCounter(statusCounter(c, s)).add(n);
+                }
+            }
+        }
+        add("files", files);
+        add("partitions", partitions);
+        List<String> incomplete = new ArrayList<>();
+        missingCounts.forEach((g, n) -> incomplete.add(g + "\t\t" + n[0]));
+        examples.values().forEach(e -> incomplete.addAll(e.values()));
+        add("incomplete", incomplete);
+    }
+
+    private void add(String name, Collection<String> values) {
+        var context = getRuntimeContext();
+        if (context.getAccumulator(name) == null) {
+            context.addAccumulator(name, new ListAccumulator<String>());
+        }
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        ListAccumulator<String> list = (ListAccumulator) context.getAccumulator(name);
+        values.forEach(list::add);
+    }
+}

@@ -1,0 +1,126 @@
+package io.sluice.features.training;
+
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.file.src.reader.StreamFormat;
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.formats.avro.typeutils.GenericRecordAvroTypeInfo;
+import org.apache.parquet.io.DelegatingSeekableInputStream;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.SeekableInputStream;
+
+/**
+ * The spine as the training-set job's {@link org.apache.flink.connector.file.src.FileSource} reads
+ * it: each row, read by {@link Spine#open}'s readers (Parquet typed as written, CSV as text),
+ * becomes a row of the job's internal schema ({@link TrainingPlan#internalSchema}) with the spine's
+ * columns, empty features and its position in the spine. A spine file is one split (Parquet and CSV
+ * rows are numbered from the file's start), read as a stream, never held whole.
+ */
+final class SpineFormat implements StreamFormat<GenericRecord> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String internalSchema;
+    private final String name;
+    private final boolean parquet;
+    private final int spineColumns;
+
+    SpineFormat(TrainingPlan plan, String name) {
+        this.internalSchema = plan.internalSchema;
+        this.name = name;
+        this.parquet = Spine.isParquet(name);
+        this.spineColumns = new Schema.Parser().parse(plan.spineSchema).getFields().size();
+    }
+
+    @Override
+    public Reader<GenericRecord> createReader(
+            Configuration config, FSDataInputStream stream, long fileLen, long splitEnd)
+            throws IOException {
+        Spine.Rows rows =
+                parquet
+                        ? Spine.parquet(unclosable(stream, fileLen), name)
+                        : Spine.csv(new InputStreamReader(stream, StandardCharsets.UTF_8), name);
+        Schema schema = new Schema.Parser().parse(internalSchema);
+        int rowColumn = schema.getField(TrainingPlan.ROW_COLUMN).pos();
+        return new Reader<>() {
+            long row;
+
+            @Override
+            public GenericRecord read() throws IOException {
+                GenericRecord in = rows.next();
+                if (in == null) {
+                    return null;
+                }
+                GenericData.Record out = new GenericData.Record(schema);
+                for (int c = 0; c < spineColumns; c++) {
+                    out.put(c, in.get(c));
+                }
+                out.put(rowColumn, row++);
+                return out;
+            }
+
+            @Override
+            public void close() throws IOException {
+                rows.close();
+            }
+        };
+    }
+
+    /**
+     * The split's stream as a Parquet file whose streams leave it open: Parquet opens the file
+     * twice (footer, then rows) and closes each, but the stream is the source's to close.
+     */
+    private static InputFile unclosable(FSDataInputStream stream, long length) {
+        return new InputFile() {
+            @Override
+            public long getLength() {
+                return length;
+            }
+
+            @Override
+            public SeekableInputStream newStream() {
+                return new DelegatingSeekableInputStream(stream) {
+                    @Override
+                    public long getPos() throws IOException {
+                        return stream.getPos();
+                    }
+
+                    @Override
+                    public void seek(long newPos) throws IOException {
+                        stream.seek(newPos);
+                    }
+
+                    @Override
+                    public void close() {}
+                };
+            }
+        };
+    }
+
+    @Override
+    public Reader<GenericRecord> restoreReader(
+            Configuration config,
+            FSDataInputStream stream,
+            long restoredOffset,
+            long fileLen,
+            long splitEnd) {
+        // A batch job restarts a failed region from its input, never from a checkpoint.
+        throw new UnsupportedOperationException("the spine is read by a batch job, from its start");
+    }
+
+    @Override
+    public boolean isSplittable() {
+        return false;
+    }
+
+    @Override
+    public TypeInformation<GenericRecord> getProducedType() {
+        return new GenericRecordAvroTypeInfo(new Schema.Parser().parse(internalSchema));
+    }
+}

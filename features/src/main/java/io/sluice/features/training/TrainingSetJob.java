@@ -1,0 +1,305 @@
+package io.sluice.features.training;
+
+import io.sluice.features.agg.Status;
+import io.sluice.features.online.FeatureRefs;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.Partitioner;
+import org.apache.flink.api.common.functions.RichMapPartitionFunction;
+import org.apache.flink.api.common.operators.Order;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.formats.avro.typeutils.GenericRecordAvroTypeInfo;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.Collector;
+
+/**
+ * The training set as a Flink job in {@link RuntimeExecutionMode#BATCH}, on any cluster: the spine
+ * is read as a stream ({@link SpineFormat}); for each entity of the request, it is partitioned by
+ * the Hive bucket of that entity's key (the hash the warehouse is bucketed by), sorted within each
+ * partition by (bucket, key, time) with Flink's external sort, and each subtask computes its rows'
+ * features in chunks ({@link PointInTimeFunction}), reading only its buckets' files of the hours
+ * those rows need. Finally the rows are range-partitioned by their position in the spine, sorted
+ * back into spine order and written as one Parquet part file per range ({@link PartWriter}), which
+ * concatenated in order are the spine's rows in its order.
+ *
+ * <p>No task holds more than a chunk of rows and their entities' tiles: a spine larger than any
+ * task's memory spills in the sorts, as Flink's batch operators do.
+ */
+final class TrainingSetJob {
+
+    /** What the job did, from its accumulators. */
+    record Outcome(
+            Map<String, Map<Status, Long>> statuses,
+            List<String> partitions,
+            List<Path> files,
+            List<PointInTimeFunction.Missing> incomplete,
+            long rows,
+            long incompleteRows) {}
+
+    private TrainingSetJob() {}
+
+    /**
+     * Runs the job of {@code plan} on {@code env}, writing its part files into {@code parts}.
+     *
+     * @param chunkRows the most rows a subtask computes at once
+     */
+    static Outcome run(
+            StreamExecutionEnvironment env,
+            TrainingPlan plan,
+            Path spine,
+            boolean statusColumns,
+            Path parts,
+            int chunkRows)
+            throws Exception {
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        Schema internal = new Schema.Parser().parse(plan.internalSchema);
+        GenericRecordAvroTypeInfo type = new GenericRecordAvroTypeInfo(internal);
+        FileSource<GenericRecord> source =
+                FileSource.forRecordStreamFormat(
+                                new SpineFormat(plan, spine.getFileName().toString()),
+                                new org.apache.flink.core.fs.Path(spine.toUri()))
+                        .build();
+        DataStream<GenericRecord> rows =
+                env.fromSource(source, WatermarkStrategy.noWatermarks(), "spine");
+        if (plan.sample.isPresent()) {
+            rows = rows.filter(new PointInTimeFunction.InSample(plan)).name("sample");
+        }
+        int row = internal.getField(TrainingPlan.ROW_COLUMN).pos();
+        int[] entities = plan.entityColumns();
+        for (int g = 0; g < plan.groups.size(); g++) {
+            TrainingPlan.Group group = plan.groups.get(g);
+            PointInTimeFunction.Keys keys = new PointInTimeFunction.Keys(plan, g, entities[g]);
+            rows =
+                    rows.partitionCustom(new ByBucket(), new BucketOf(keys))
+                            .fullWindowPartition()
+                            .sortPartition(new EntityOrder(keys), Order.ASCENDING)
+                            .name("sort by " + group.entity() + " bucket, key, time")
+                            .fullWindowPartition()
+                            .mapPartition(new PointInTimeFunction(plan, g, keys, chunkRows))
+                            .returns(type)
+                            .name("point in time: " + group.entity());
+        }
+        Schema output =
+                TrainingSetWriter.schema(
+                        new Schema.Parser().parse(plan.spineSchema), plan.features, statusColumns);
+        rows.partitionCustom(new ByRange(plan.rows), new RowOf(row))
+                .fullWindowPartition()
+                .sortPartition(new RowOf(row), Order.ASCENDING)
+                .name("sort by spine row")
+                .fullWindowPartition()
+                .mapPartition(
+                        new PartWriter(
+                                parts.toString(),
+                                output.toString(),
+                                internal.getFields().size() - 1 - plan.featureCount,
+                                plan.featureCount))
+                .returns(Types.LONG)
+                .name("write parts")
+                .sinkTo(new DiscardingSink<>());
+        JobExecutionResult result = env.execute("sluice-training-set");
+        return outcome(plan, result.getAllAccumulatorResults());
+    }
+
+    private static Outcome outcome(TrainingPlan plan, Map<String, Object> accumulators) {
+        Map<String, Map<Status, Long>> statuses = new LinkedHashMap<>();
+        for (int c = 0; c < plan.features.size(); c++) {
+            Map<Status, Long> counts = new EnumMap<>(Status.class);
+            for (Status s : Status.values()) {
+                Object n = accumulators.get(PointInTimeFunction.statusCounter(c, s));
+                if (n != null && (Long) n > 0) {
+                    counts.put(s, (Long) n);
+                }
+            }
+            FeatureRefs.Resolved r = plan.features.get(c);
+            statuses.put(r.ref().toString(), counts);
+        }
+        List<String> partitions = new ArrayList<>(new TreeSet<>(list(accumulators, "partitions")));
+        List<Path> files =
+                new TreeSet<>(list(accumulators, "files")).stream().map(Path::of).toList();
+        List<PointInTimeFunction.Missing> incomplete =
+                PointInTimeFunction.Missing.merge(list(accumulators, "incomplete"));
+        return new Outcome(
+                statuses,
+                partitions,
+                files,
+                incomplete,
+                count(accumulators, PartWriter.ROWS),
+                count(accumulators, PartWriter.INCOMPLETE_ROWS));
+    }
+
+    private static long count(Map<String, Object> accumulators, String name) {
+        Object n = accumulators.get(name);
+        return n == null ? 0 : (Long) n;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> list(Map<String, Object> accumulators, String name) {
+        Object v = accumulators.get(name);
+        return v == null ? List.of() : (List<String>) v;
+    }
+
+    /** The part files of a run, in spine order. */
+    static List<Path> parts(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().startsWith("part-"))
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    /** A bucket's rows all go to one subtask; rows without a key spread by row. */
+    static final class ByBucket implements Partitioner<Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public int partition(Integer bucket, int partitions) {
+            return Math.floorMod(bucket, partitions);
+        }
+    }
+
+    /** A row's bucket in the pass's table, or a negative number when it has no key. */
+    static final class BucketOf implements KeySelector<GenericRecord, Integer> {
+        private static final long serialVersionUID = 1L;
+        private final PointInTimeFunction.Keys keys;
+
+        BucketOf(PointInTimeFunction.Keys keys) {
+            this.keys = keys;
+        }
+
+        @Override
+        public Integer getKey(GenericRecord r) {
+            String key = keys.key(r);
+            return key == null ? -1 - (int) (keys.row(r) & 0xffff) : keys.bucket(key);
+        }
+    }
+
+    /**
+     * The order a pass computes rows in: by bucket, then key (so an entity's rows come together and
+     * its tiles are built once), then time (so its cached partials move forward).
+     */
+    static final class EntityOrder
+            implements KeySelector<GenericRecord, Tuple3<Integer, String, Long>> {
+        private static final long serialVersionUID = 1L;
+        private final PointInTimeFunction.Keys keys;
+
+        EntityOrder(PointInTimeFunction.Keys keys) {
+            this.keys = keys;
+        }
+
+        @Override
+        public Tuple3<Integer, String, Long> getKey(GenericRecord r) {
+            String key = keys.key(r);
+            return key == null
+                    ? Tuple3.of(-1, "", keys.row(r))
+                    : Tuple3.of(keys.bucket(key), key, keys.tail(r));
+        }
+    }
+
+    /** Contiguous ranges of the spine's rows, one per subtask, in order. */
+    static final class ByRange implements Partitioner<Long> {
+        private static final long serialVersionUID = 1L;
+        private final long rows;
+
+        ByRange(long rows) {
+            this.rows = Math.max(1, rows);
+        }
+
+        @Override
+        public int partition(Long row, int partitions) {
+            return (int) Math.min(partitions - 1, row * partitions / rows);
+        }
+    }
+
+    /** A row's position in the spine. */
+    static final class RowOf implements KeySelector<GenericRecord, Long> {
+        private static final long serialVersionUID = 1L;
+        private final int column;
+
+        RowOf(int column) {
+            this.column = column;
+        }
+
+        @Override
+        public Long getKey(GenericRecord r) {
+            return (Long) r.get(column);
+        }
+    }
+
+    /**
+     * Writes a subtask's rows, a range of the spine in its order, as {@code part-<subtask>.parquet}
+     * (nothing when it has none). Written by hand rather than with Flink's file sink: the parts are
+     * published by the builder's atomic rename of their directory, and a re-run of a failed task
+     * overwrites its part, so the sink's two-phase commit would add nothing; and the part's name
+     * must give its range's place in the spine.
+     */
+    static final class PartWriter extends RichMapPartitionFunction<GenericRecord, Long> {
+        private static final long serialVersionUID = 1L;
+        static final String ROWS = "rows written";
+        static final String INCOMPLETE_ROWS = "rows incomplete";
+        private final String dir;
+        private final String schema;
+        private final int statuses; // the first status column
+        private final int features;
+
+        PartWriter(String dir, String schema, int statuses, int features) {
+            this.dir = dir;
+            this.schema = schema;
+            this.statuses = statuses;
+            this.features = features;
+        }
+
+        /** Whether a view of the request cannot answer {@code r} whole. */
+        private boolean incomplete(GenericRecord r) {
+            for (int c = statuses; c < statuses + features; c++) {
+                if (Status.INCOMPLETE.name().equals(r.get(c).toString())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        public void mapPartition(Iterable<GenericRecord> rows, Collector<Long> out)
+                throws IOException {
+            var it = rows.iterator();
+            if (!it.hasNext()) {
+                return;
+            }
+            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            Path file = Path.of(dir).resolve(String.format("part-%05d.parquet", subtask));
+            long n = 0;
+            long incomplete = 0;
+            try (var writer = TrainingSetWriter.open(file, new Schema.Parser().parse(schema))) {
+                while (it.hasNext()) {
+                    GenericRecord r = it.next();
+                    writer.write(r);
+                    n++;
+                    if (incomplete(r)) {
+                        incomplete++;
+                    }
+                }
+            }
+            getRuntimeContext().getLongCounter(ROWS).add(n);
+            getRuntimeContext().getLongCounter(INCOMPLETE_ROWS).add(incomplete);
+            out.collect(n);
+        }
+    }
+}
