@@ -15,7 +15,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *
  * @param host empty for local
  * @param port the REST port of a remote cluster
- * @param parallelism the job's parallelism, or null for the default (cores here, or the cluster's)
+ * @param parallelism the job's parallelism, or null for the environment's default (a core each
+ *     here, or the cluster's {@code parallelism.default})
  */
 record FlinkTarget(String host, int port, Integer parallelism) {
 
@@ -52,10 +53,11 @@ record FlinkTarget(String host, int port, Integer parallelism) {
 
     Supplier<StreamExecutionEnvironment> environment() {
         if (local()) {
-            return TrainingSetBuilder.local(
-                    parallelism != null
-                            ? parallelism
-                            : Math.max(1, Runtime.getRuntime().availableProcessors()));
+            // In a FlinkDeployment's application mode this is the cluster's environment, with
+            // its parallelism.default; run from a shell, a MiniCluster with one slot per core.
+            return parallelism != null
+                    ? TrainingSetBuilder.local(parallelism)
+                    : StreamExecutionEnvironment::getExecutionEnvironment;
         }
         return () -> {
             String[] jars =

@@ -73,7 +73,7 @@ final class TrainingSetJob {
         Schema internal = new Schema.Parser().parse(plan.internalSchema);
         GenericRecordAvroTypeInfo type = new GenericRecordAvroTypeInfo(internal);
         FileSource<GenericRecord> source =
-                FileSource.forRecordStreamFormat(
+                FileSource.forBulkFileFormat(
                                 new SpineFormat(plan, spine.getFileName().toString()),
                                 new org.apache.flink.core.fs.Path(spine.toUri()))
                         .build();

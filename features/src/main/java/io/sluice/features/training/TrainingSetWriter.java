@@ -118,6 +118,9 @@ final class TrainingSetWriter {
                 .withConf(new PlainParquetConfiguration())
                 .withCompressionCodec(CompressionCodecName.ZSTD)
                 .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+                // A task buffers a row group on its heap; 32 MB keeps that small beside the
+                // rows being computed, and is still a large group for readers.
+                .withRowGroupSize(32L * 1024 * 1024)
                 .build();
     }
 
