@@ -176,6 +176,80 @@ class HourCompactorTest {
         }
     }
 
+    /**
+     * Every column's Parquet physical and logical type, and the type DuckDB infers from them: the
+     * README's reader table. An enum is a UTF8 string, so text comparisons match it in every
+     * engine.
+     */
+    @Test
+    void everyColumnHasTheParquetTypeTheReadersTableStates() throws Exception {
+        String hour = "dt=2026-11-21/hr=03";
+        compactor().compact(hour, false);
+        try (DuckDb duck = new DuckDb()) {
+            Map<String, String> parquet = new TreeMap<>();
+            for (Map<String, Object> r :
+                    duck.rows(
+                            "select distinct name, type, logical_type from parquet_schema('"
+                                    + glob()
+                                    + "') where type is not null")) {
+                parquet.put((String) r.get("name"), r.get("type") + " " + r.get("logical_type"));
+            }
+            String string = "BYTE_ARRAY StringType()";
+            assertThat(parquet)
+                    .containsExactlyInAnyOrderEntriesOf(
+                            Map.ofEntries(
+                                    Map.entry("event_id", string),
+                                    Map.entry(
+                                            "event_time",
+                                            "INT64 TimestampType(isAdjustedToUTC=1,"
+                                                    + " unit=TimeUnit(MILLIS=<null>,"
+                                                    + " MICROS=MicroSeconds(), NANOS=<null>))"),
+                                    Map.entry("user_id", string),
+                                    Map.entry("session_id", string),
+                                    Map.entry("order_id", string),
+                                    Map.entry("item_id", string),
+                                    Map.entry("category", string),
+                                    Map.entry("price", "FLOAT null"),
+                                    Map.entry("quantity", "INT32 null"),
+                                    Map.entry("payment_method", string),
+                                    Map.entry("coupon", string),
+                                    Map.entry("device", string),
+                                    Map.entry("country", string)));
+
+            Map<String, String> duckTypes = new TreeMap<>();
+            for (Map<String, Object> r :
+                    duck.rows(
+                            "describe select * from read_parquet('"
+                                    + glob()
+                                    + "', hive_partitioning = true)")) {
+                duckTypes.put((String) r.get("column_name"), (String) r.get("column_type"));
+            }
+            assertThat(duckTypes)
+                    .containsEntry("event_time", "TIMESTAMP WITH TIME ZONE")
+                    .containsEntry("price", "FLOAT")
+                    .containsEntry("quantity", "INTEGER")
+                    .containsEntry("device", "VARCHAR")
+                    .containsEntry("dt", "DATE")
+                    .containsEntry("hr", "VARCHAR");
+
+            // Text comparisons match the enum: the ids of WEB rows are the landing's.
+            Set<String> webIds = new HashSet<>();
+            for (GenericRecord r : landingRecords(hour)) {
+                if (r.get("device").toString().equals("WEB")) {
+                    webIds.add(r.get("event_id").toString());
+                }
+            }
+            assertThat(webIds).isNotEmpty();
+            assertThat(
+                            duck.rows(
+                                    "select event_id from read_parquet('"
+                                            + glob()
+                                            + "') where device = 'WEB'"))
+                    .extracting(r -> (String) r.get("event_id"))
+                    .containsExactlyInAnyOrderElementsOf(webIds);
+        }
+    }
+
     @Test
     void secondCompactionChangesNothingAndForcedOneWritesTheSameBytes() throws Exception {
         HourCompactor compactor = compactor();

@@ -8,37 +8,49 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 
 /**
- * The warehouse's view of a table schema: the table's current Avro schema with every top-level
- * {@code timestamp-millis} field widened to {@code timestamp-micros}, so that parquet-avro writes
- * {@code INT64 TIMESTAMP(MICROS, isAdjustedToUTC=true)} as the storage contract asks. Every other
- * type stays as declared (a {@code float} stays FLOAT, an {@code int} INT32).
+ * The warehouse's view of a table schema: the table's current Avro schema with two changes to its
+ * top-level fields (nullable or not), so that every engine reads the Parquet files the same way:
+ *
+ * <ul>
+ *   <li>{@code timestamp-millis} becomes {@code timestamp-micros}, which parquet-avro writes as
+ *       {@code INT64 TIMESTAMP(MICROS, isAdjustedToUTC=true)} as the storage contract asks;
+ *   <li>an enum becomes a string, which parquet-avro writes as {@code BINARY (STRING)}: with
+ *       Parquet's {@code ENUM} annotation pyarrow, pandas and Polars read bytes, and {@code device
+ *       == "WEB"} silently matches nothing.
+ * </ul>
+ *
+ * Every other type stays as declared (a {@code float} stays FLOAT, an {@code int} INT32).
  */
 public final class WarehouseSchema {
 
     private final Schema schema;
     private final int[] millisFields;
+    private final int[] enumFields;
 
-    private WarehouseSchema(Schema schema, int[] millisFields) {
+    private WarehouseSchema(Schema schema, int[] millisFields, int[] enumFields) {
         this.schema = schema;
         this.millisFields = millisFields;
+        this.enumFields = enumFields;
     }
 
     /** Derives the warehouse schema of a table's record schema. */
     public static WarehouseSchema of(Schema table) {
         List<Schema.Field> fields = new ArrayList<>();
-        List<Integer> converted = new ArrayList<>();
+        List<Integer> millis = new ArrayList<>();
+        List<Integer> enums = new ArrayList<>();
         for (Schema.Field field : table.getFields()) {
-            Schema widened = widen(field.schema());
-            if (widened != field.schema()) {
-                converted.add(field.pos());
+            Schema value = valueType(field.schema());
+            if (value.getLogicalType() instanceof LogicalTypes.TimestampMillis) {
+                millis.add(field.pos());
+            } else if (value.getType() == Schema.Type.ENUM) {
+                enums.add(field.pos());
             }
-            fields.add(new Schema.Field(field, widened));
+            fields.add(new Schema.Field(field, widen(field.schema())));
         }
         Schema schema =
                 Schema.createRecord(
                         table.getName(), table.getDoc(), table.getNamespace(), false, fields);
-        return new WarehouseSchema(
-                schema, converted.stream().mapToInt(Integer::intValue).toArray());
+        return new WarehouseSchema(schema, toArray(millis), toArray(enums));
     }
 
     public Schema schema() {
@@ -53,6 +65,50 @@ public final class WarehouseSchema {
                 record.put(pos, Math.multiplyExact((Long) value, 1000L));
             }
         }
+        for (int pos : enumFields) {
+            Object value = record.get(pos);
+            if (value != null) {
+                record.put(pos, value.toString());
+            }
+        }
+    }
+
+    /**
+     * Converts a record of the table schema holding this schema's values back to the table's, in
+     * place: the inverse of {@link #convert}. Microseconds divide exactly (the warehouse multiplied
+     * millis), and a string becomes its enum symbol.
+     */
+    public void revert(GenericData.Record record) {
+        for (int pos : millisFields) {
+            Object value = record.get(pos);
+            if (value != null) {
+                record.put(pos, Math.floorDiv((Long) value, 1000L));
+            }
+        }
+        Schema table = record.getSchema();
+        for (int pos : enumFields) {
+            Object value = record.get(pos);
+            if (value != null) {
+                record.put(
+                        pos,
+                        GenericData.get()
+                                .createEnum(
+                                        value.toString(),
+                                        valueType(table.getFields().get(pos).schema())));
+            }
+        }
+    }
+
+    /** The non-null branch of a nullable union, or the schema itself. */
+    private static Schema valueType(Schema schema) {
+        if (schema.getType() == Schema.Type.UNION) {
+            for (Schema branch : schema.getTypes()) {
+                if (branch.getType() != Schema.Type.NULL) {
+                    return branch;
+                }
+            }
+        }
+        return schema;
     }
 
     private static Schema widen(Schema schema) {
@@ -70,6 +126,13 @@ public final class WarehouseSchema {
         if (logical instanceof LogicalTypes.TimestampMillis) {
             return LogicalTypes.timestampMicros().addToSchema(Schema.create(Schema.Type.LONG));
         }
+        if (schema.getType() == Schema.Type.ENUM) {
+            return Schema.create(Schema.Type.STRING);
+        }
         return schema;
+    }
+
+    private static int[] toArray(List<Integer> positions) {
+        return positions.stream().mapToInt(Integer::intValue).toArray();
     }
 }

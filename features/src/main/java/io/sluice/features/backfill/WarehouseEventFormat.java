@@ -6,9 +6,6 @@ import io.sluice.event.Parsed;
 import io.sluice.lake.WarehouseSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
-import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
@@ -24,8 +21,9 @@ import org.apache.flink.formats.parquet.avro.AvroParquetReaders;
 /**
  * Reads a table's warehouse Parquet files back into the events the features job consumes from
  * Kafka: each row becomes an accepted {@link Parsed} whose payload is the row in the table's
- * current schema ({@code timestamp-micros} narrowed back to the table's {@code timestamp-millis}),
- * so the backfill runs the streaming job's operators unchanged.
+ * current schema ({@code timestamp-micros} narrowed back to the table's {@code timestamp-millis},
+ * strings back to the table's enum symbols), so the backfill runs the streaming job's operators
+ * unchanged.
  *
  * <p>Parquet decoding is flink-parquet's {@link AvroParquetReaders}; this only wraps its reader.
  * Fields are matched by name, so an hour compacted under an older schema still reads, with the
@@ -84,16 +82,11 @@ final class WarehouseEventFormat implements StreamFormat<Parsed> {
         private final Schema schema = new Schema.Parser().parse(schemaJson);
         private final GenericDatumWriter<GenericRecord> writer = new GenericDatumWriter<>(schema);
         private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-        private final List<Integer> millisFields = new ArrayList<>();
+        private final WarehouseSchema warehouse = WarehouseSchema.of(schema);
         private BinaryEncoder encoder;
 
         EventReader(StreamFormat.Reader<GenericRecord> rows) {
             this.rows = rows;
-            for (Schema.Field f : schema.getFields()) {
-                if (isTimestampMillis(f.schema())) {
-                    millisFields.add(f.pos());
-                }
-            }
         }
 
         @Override
@@ -111,13 +104,7 @@ final class WarehouseEventFormat implements StreamFormat<Parsed> {
                                 ? GenericData.get().getDefaultValue(f)
                                 : row.get(stored.pos()));
             }
-            for (int pos : millisFields) {
-                Object micros = record.get(pos);
-                if (micros != null) {
-                    // The warehouse widened millis exactly (× 1000); this is its inverse.
-                    record.put(pos, Math.floorDiv((Long) micros, 1000L));
-                }
-            }
+            warehouse.revert(record);
             return Parsed.accepted(
                     new Event(
                             String.valueOf(record.get(idField)),
@@ -144,12 +131,5 @@ final class WarehouseEventFormat implements StreamFormat<Parsed> {
                 getCheckpointedPosition() {
             return rows.getCheckpointedPosition();
         }
-    }
-
-    private static boolean isTimestampMillis(Schema schema) {
-        if (schema.getType() == Schema.Type.UNION) {
-            return schema.getTypes().stream().anyMatch(WarehouseEventFormat::isTimestampMillis);
-        }
-        return schema.getLogicalType() instanceof LogicalTypes.TimestampMillis;
     }
 }

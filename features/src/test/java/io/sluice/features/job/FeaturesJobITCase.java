@@ -106,6 +106,7 @@ class FeaturesJobITCase {
             }
         }
         assertThat(logged.keySet()).isEqualTo(expected.keySet());
+        assertLastOfAnEnumIsText(config);
         expected.forEach(
                 (k, want) -> {
                     assertThat(logged.get(k)[0]).as("events of %s", k).isEqualTo(want[0]);
@@ -113,6 +114,29 @@ class FeaturesJobITCase {
                             .as("spend of %s", k)
                             .isCloseTo(want[1], within(Math.abs(want[1]) * 1e-6));
                 });
+    }
+
+    /**
+     * {@code last_device}, the last value of an Avro enum, is a UTF8 string in the feature log, so
+     * text comparisons match it in every reader.
+     */
+    private static void assertLastOfAnEnumIsText(SluiceConfig config) {
+        String glob = Path.of(config.tablePath("features", "user_activity")) + "/*/*/*.parquet";
+        try (DuckDb duck = new DuckDb()) {
+            assertThat(
+                            duck.rows(
+                                    "select distinct logical_type from parquet_schema('"
+                                            + glob
+                                            + "') where name = 'last_device'"))
+                    .extracting(r -> String.valueOf(r.get("logical_type")))
+                    .containsExactly("StringType()");
+            assertThat(
+                            duck.count(
+                                    "select count(*) from read_parquet('"
+                                            + glob
+                                            + "') where last_device = 'WEB'"))
+                    .isPositive();
+        }
     }
 
     @Test
