@@ -4,6 +4,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.features.offline.ConsistencyCheck;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -47,12 +48,23 @@ final class CheckCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--samples must be at least 1");
         }
         SluiceConfig cfg = config.load();
-        List<ConsistencyCheck.Report> reports;
-        try (OnlineStore store = OnlineStores.open(cfg.online())) {
-            reports =
-                    new ConsistencyCheck(cfg, store, System::currentTimeMillis).run(samples, seed);
+        PrintWriter out = spec.commandLine().getOut();
+        return print(run(cfg, samples, seed, out), out) == 0 ? 0 : 1;
+    }
+
+    /** Runs the check, with its progress on {@code out}. */
+    static List<ConsistencyCheck.Report> run(
+            SluiceConfig cfg, int samples, long seed, PrintWriter out) throws IOException {
+        try (OnlineStore store = OnlineStores.open(cfg.online());
+                Progress progress =
+                        Progress.start(
+                                "check",
+                                "samples",
+                                (long) samples * cfg.featureViews().size(),
+                                out)) {
+            return new ConsistencyCheck(cfg, store, System::currentTimeMillis)
+                    .run(samples, seed, progress::update);
         }
-        return print(reports, spec.commandLine().getOut()) == 0 ? 0 : 1;
     }
 
     /** Prints the report table; returns the number of problems (mismatches and missing values). */

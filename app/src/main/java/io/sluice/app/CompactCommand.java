@@ -89,7 +89,11 @@ final class CompactCommand implements Callable<Integer> {
             return 0;
         }
         StreamExecutionEnvironment env = Jobs.environment(cfg, "compact");
-        int code = report(CompactJob.define(env, cfg, options), out);
+        int code =
+                report(
+                        CompactJob.define(env, cfg, options),
+                        CompactJob.pendingHours(cfg, options),
+                        out);
         return code == 0 && strict && overdue > 0 ? 1 : code;
     }
 
@@ -128,33 +132,42 @@ final class CompactCommand implements Callable<Integer> {
         return overdue;
     }
 
-    /** Runs a bounded compaction, prints one line per hour and a total; 1 if an hour failed. */
-    static int report(DataStream<HourCompactor.Result> results, PrintWriter out) throws Exception {
+    /**
+     * Runs a bounded compaction of about {@code hours} hours, prints one line per hour and a total;
+     * 1 if an hour failed.
+     */
+    static int report(DataStream<HourCompactor.Result> results, long hours, PrintWriter out)
+            throws Exception {
         long compacted = 0;
         long failed = 0;
         long rows = 0;
         try (CloseableIterator<HourCompactor.Result> it =
-                results.executeAndCollect("sluice-compact")) {
+                        results.executeAndCollect("sluice-compact");
+                Progress progress = Progress.start("compact", "hours", hours, out)) {
             while (it.hasNext()) {
                 HourCompactor.Result r = it.next();
                 switch (r.outcome()) {
                     case COMPACTED -> {
                         compacted++;
                         rows += r.rows();
-                        out.printf(
-                                "%s %s: %,d rows in %d files, %,d duplicates removed%n",
-                                r.table(),
-                                r.partition(),
-                                r.rows(),
-                                r.files(),
-                                r.duplicatesRemoved());
+                        progress.println(
+                                String.format(
+                                        "%s %s: %,d rows in %d files, %,d duplicates removed",
+                                        r.table(),
+                                        r.partition(),
+                                        r.rows(),
+                                        r.files(),
+                                        r.duplicatesRemoved()));
                     }
                     case FAILED -> {
                         failed++;
-                        out.printf("%s %s: FAILED: %s%n", r.table(), r.partition(), r.error());
+                        progress.println(
+                                String.format(
+                                        "%s %s: FAILED: %s", r.table(), r.partition(), r.error()));
                     }
                     default -> {}
                 }
+                progress.advance(1);
             }
         }
         out.printf(

@@ -196,7 +196,9 @@ final class Demo {
         PrintWriter writer = new PrintWriter(out, true);
         int status =
                 CompactCommand.report(
-                        CompactJob.define(env, config, CompactJob.Options.all()), writer);
+                        CompactJob.define(env, config, CompactJob.Options.all()),
+                        CompactJob.pendingHours(config, CompactJob.Options.all()),
+                        writer);
         if (status != 0) {
             throw new IllegalStateException("compaction failed for some hours; see above");
         }
@@ -207,7 +209,20 @@ final class Demo {
         StreamExecutionEnvironment env =
                 Jobs.local(parallelism, CHECKPOINT_INTERVAL, checkpoints.resolve("features"));
         FeaturesJob.define(env, config, true);
-        env.execute("sluice-features");
+        JobClient job = env.executeAsync("sluice-features");
+        // Each view's job reads its source topic to the end and commits on every checkpoint.
+        Set<String> groups = new HashSet<>();
+        try (GroupOffsets offsets = new GroupOffsets(config.kafka().bootstrap())) {
+            long records = 0;
+            for (FeatureViewConfig view : config.featureViews()) {
+                records += offsets.end(Set.of(config.table(view.source()).orElseThrow().topic()));
+                groups.add(config.kafka().group() + "-" + FeaturesJob.job(view));
+            }
+            try (Progress progress =
+                    Progress.start("features", "records", records, new PrintWriter(out, true))) {
+                progress.await(job.getJobExecutionResult(), () -> committed(offsets, groups));
+            }
+        }
         try (SqliteOnlineStore store = new SqliteOnlineStore(config.online().sqlitePath())) {
             long entities = store.entities(System.currentTimeMillis());
             summary.put("online_entities", entities);
@@ -218,16 +233,22 @@ final class Demo {
         return null;
     }
 
-    private Void check(SluiceConfig config) throws IOException {
-        try (SqliteOnlineStore store = new SqliteOnlineStore(config.online().sqlitePath())) {
-            List<ConsistencyCheck.Report> reports =
-                    new ConsistencyCheck(config, store, System::currentTimeMillis)
-                            .run(CHECK_SAMPLES, seed);
-            long checked = reports.stream().mapToLong(r -> r.checked).sum();
-            long problems = CheckCommand.print(reports, new PrintWriter(out, true));
-            summary.put("consistency_checked", checked);
-            summary.put("consistency_mismatches", problems);
+    private static long committed(GroupOffsets offsets, Set<String> groups) {
+        try {
+            return offsets.committed(groups);
+        } catch (Exception e) {
+            throw new IllegalStateException("reading the features job's offsets: " + e, e);
         }
+    }
+
+    private Void check(SluiceConfig config) throws IOException {
+        PrintWriter writer = new PrintWriter(out, true);
+        List<ConsistencyCheck.Report> reports =
+                CheckCommand.run(config, CHECK_SAMPLES, seed, writer);
+        long checked = reports.stream().mapToLong(r -> r.checked).sum();
+        long problems = CheckCommand.print(reports, writer);
+        summary.put("consistency_checked", checked);
+        summary.put("consistency_mismatches", problems);
         return null;
     }
 

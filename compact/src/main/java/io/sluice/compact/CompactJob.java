@@ -3,6 +3,7 @@ package io.sluice.compact;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.lake.HourPartitioner;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -80,6 +81,16 @@ public final class CompactJob {
             }
         }
 
+        /** The first hour's start, epoch millis, or null for all. */
+        Long fromHour() {
+            return from.map(i -> HourPartitioner.hourStart(i.toEpochMilli())).orElse(null);
+        }
+
+        /** The end, epoch millis, or null for open. */
+        Long toMillis() {
+            return to.map(Instant::toEpochMilli).orElse(null);
+        }
+
         /** A bounded run over every complete hour. */
         public static Options all() {
             return new Options(
@@ -117,10 +128,13 @@ public final class CompactJob {
         }
         Map<String, TableConfig> tables = new LinkedHashMap<>();
         config.tables().forEach(t -> tables.put(t.name(), t));
-        Long from =
-                options.from().map(i -> HourPartitioner.hourStart(i.toEpochMilli())).orElse(null);
-        Long to = options.to().map(Instant::toEpochMilli).orElse(null);
-        return triggers.flatMap(new PlanHours(tables, root.toString(), from, to, options.force()))
+        return triggers.flatMap(
+                        new PlanHours(
+                                tables,
+                                root.toString(),
+                                options.fromHour(),
+                                options.toMillis(),
+                                options.force()))
                 .uid("compact-plan")
                 .name("plan stale hours")
                 .setParallelism(1)
@@ -128,6 +142,21 @@ public final class CompactJob {
                 .map(new CompactHours(tables, root.toString(), options.force()))
                 .uid("compact-hours")
                 .name("compact hour");
+    }
+
+    /** How many hours a bounded run with {@code options} would compact now, over every table. */
+    public static int pendingHours(SluiceConfig config, Options options) throws IOException {
+        int hours = 0;
+        for (TableConfig table : config.tables()) {
+            hours +=
+                    new HourCompactor(table, localRoot(config))
+                            .pending(
+                                    Optional.ofNullable(options.fromHour()),
+                                    Optional.ofNullable(options.toMillis()),
+                                    options.force())
+                            .size();
+        }
+        return hours;
     }
 
     /** The local directory of {@code storage.root}. */

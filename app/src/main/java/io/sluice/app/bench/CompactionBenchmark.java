@@ -1,6 +1,7 @@
 package io.sluice.app.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.app.Progress;
 import io.sluice.app.ReferenceConfig;
 import io.sluice.compact.HourCompactor;
 import io.sluice.config.SluiceConfig;
@@ -93,29 +94,33 @@ public final class CompactionBenchmark {
         List<Double> allRates = new ArrayList<>();
         List<Double> oneRatios = new ArrayList<>();
         List<Double> allRatios = new ArrayList<>();
-        for (int run = 1; run <= runs; run++) {
-            System.gc();
-            long t0 = System.nanoTime();
-            plainRewrite(table, rawHour, plain);
-            double plainRate = rows / ((System.nanoTime() - t0) / 1e9);
-            double oneRate = compactionRate(oneThread, partition, rows);
-            double allRate = compactionRate(allCores, partition, rows);
-            plainRates.add(plainRate);
-            oneRates.add(oneRate);
-            allRates.add(allRate);
-            oneRatios.add(oneRate / plainRate);
-            allRatios.add(allRate / plainRate);
-            out.printf(
-                    "run %d/%d: plain rewrite %,.0f rows/s, compaction on 1 thread %,.0f rows/s"
-                            + " (%.2f), on %d threads %,.0f rows/s (%.2f)%n",
-                    run,
-                    runs,
-                    plainRate,
-                    oneRate,
-                    oneRate / plainRate,
-                    cores,
-                    allRate,
-                    allRate / plainRate);
+        try (Progress progress = Progress.start("bench compact", "runs", runs, out)) {
+            for (int run = 1; run <= runs; run++) {
+                System.gc();
+                long t0 = System.nanoTime();
+                plainRewrite(table, rawHour, plain);
+                double plainRate = rows / ((System.nanoTime() - t0) / 1e9);
+                double oneRate = compactionRate(oneThread, partition, rows);
+                double allRate = compactionRate(allCores, partition, rows);
+                plainRates.add(plainRate);
+                oneRates.add(oneRate);
+                allRates.add(allRate);
+                oneRatios.add(oneRate / plainRate);
+                allRatios.add(allRate / plainRate);
+                progress.println(
+                        String.format(
+                                "run %d/%d: plain rewrite %,.0f rows/s, compaction on 1 thread"
+                                        + " %,.0f rows/s (%.2f), on %d threads %,.0f rows/s (%.2f)",
+                                run,
+                                runs,
+                                plainRate,
+                                oneRate,
+                                oneRate / plainRate,
+                                cores,
+                                allRate,
+                                allRate / plainRate));
+                progress.advance(1);
+            }
         }
         HourCompactor compactor = oneThread;
 

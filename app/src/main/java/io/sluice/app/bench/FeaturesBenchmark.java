@@ -1,6 +1,7 @@
 package io.sluice.app.bench;
 
 import io.sluice.app.Jobs;
+import io.sluice.app.Progress;
 import io.sluice.app.ReferenceConfig;
 import io.sluice.config.Aggregation;
 import io.sluice.config.FeatureType;
@@ -103,24 +104,33 @@ public final class FeaturesBenchmark {
         List<Double> base = new ArrayList<>();
         List<Double> job = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
-        for (int r = 1; r <= runs; r++) {
-            double b =
-                    IngestBenchmark.consumeOnly(
-                            kafka.bootstrapServers(), table, produced, parallelism, checkpoints);
-            double f =
-                    featuresRate(
-                            config,
-                            view,
-                            table,
-                            work.resolve("run-" + r + ".db"),
-                            produced,
-                            checkpoints);
-            base.add(b);
-            job.add(f);
-            ratios.add(f / b);
-            out.printf(
-                    "run %d/%d: pass-through %,.0f rec/s, features job %,.0f rec/s, ratio %.2f%n",
-                    r, runs, b, f, f / b);
+        try (Progress progress = Progress.start("bench features", "runs", runs, out)) {
+            for (int r = 1; r <= runs; r++) {
+                double b =
+                        IngestBenchmark.consumeOnly(
+                                kafka.bootstrapServers(),
+                                table,
+                                produced,
+                                parallelism,
+                                checkpoints);
+                double f =
+                        featuresRate(
+                                config,
+                                view,
+                                table,
+                                work.resolve("run-" + r + ".db"),
+                                produced,
+                                checkpoints);
+                base.add(b);
+                job.add(f);
+                ratios.add(f / b);
+                progress.println(
+                        String.format(
+                                "run %d/%d: pass-through %,.0f rec/s, features job %,.0f rec/s,"
+                                        + " ratio %.2f",
+                                r, runs, b, f, f / b));
+                progress.advance(1);
+            }
         }
         return List.of(
                 String.format(

@@ -1,6 +1,7 @@
 package io.sluice.app.bench;
 
 import io.sluice.app.Jobs;
+import io.sluice.app.Progress;
 import io.sluice.app.ReferenceConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -71,19 +72,28 @@ public final class IngestBenchmark {
             List<Double> baseline = new ArrayList<>();
             List<Double> ingest = new ArrayList<>();
             List<Double> ratios = new ArrayList<>();
-            for (int run = 1; run <= runs; run++) {
-                baseline.add(
-                        consumeOnly(
-                                kafka.bootstrapServers(),
-                                table,
-                                produced,
-                                parallelism,
-                                checkpoints));
-                ingest.add(ingest(config, table, workDir.resolve("run-" + run), produced));
-                ratios.add(ingest.get(run - 1) / baseline.get(run - 1));
-                out.printf(
-                        "run %d/%d: consume-only %,.0f rec/s, ingest %,.0f rec/s, ratio %.2f%n",
-                        run, runs, baseline.get(run - 1), ingest.get(run - 1), ratios.get(run - 1));
+            try (Progress progress = Progress.start("bench ingest", "runs", runs, out)) {
+                for (int run = 1; run <= runs; run++) {
+                    baseline.add(
+                            consumeOnly(
+                                    kafka.bootstrapServers(),
+                                    table,
+                                    produced,
+                                    parallelism,
+                                    checkpoints));
+                    ingest.add(ingest(config, table, workDir.resolve("run-" + run), produced));
+                    ratios.add(ingest.get(run - 1) / baseline.get(run - 1));
+                    progress.println(
+                            String.format(
+                                    "run %d/%d: consume-only %,.0f rec/s, ingest %,.0f rec/s, ratio"
+                                            + " %.2f",
+                                    run,
+                                    runs,
+                                    baseline.get(run - 1),
+                                    ingest.get(run - 1),
+                                    ratios.get(run - 1)));
+                    progress.advance(1);
+                }
             }
             return String.join(
                     "\n",

@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -69,6 +70,15 @@ public final class ConsistencyCheck {
 
     /** Checks {@code samples} (entity, time) pairs per view; reports per {@code view:feature}. */
     public List<Report> run(int samples, long seed) throws IOException {
+        return run(samples, seed, n -> {});
+    }
+
+    /**
+     * {@link #run(int, long)}, calling {@code sampled} with the samples done so far (of {@code
+     * samples} times the views) after each.
+     */
+    public List<Report> run(int samples, long seed, LongConsumer sampled) throws IOException {
+        long done = 0;
         SplittableRandom random = new SplittableRandom(seed);
         long now = clock.getAsLong();
         Map<String, Report> reports = new LinkedHashMap<>();
@@ -91,6 +101,7 @@ public final class ConsistencyCheck {
                             new WarehouseHours(table, Path.of(config.rootUri())).completeUntil());
             List<Path> hours = hoursWithin(dir, now - view.ttlMillis(), until);
             for (int i = 0; i < samples && !hours.isEmpty(); i++) {
+                sampled.accept(++done);
                 Path hour = hours.get(random.nextInt(hours.size()));
                 String entity = someEntity(hour, table, random);
                 if (entity == null) {
