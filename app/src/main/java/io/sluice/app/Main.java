@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
             IngestCommand.class,
             CompactCommand.class,
             DdlCommand.class,
+            DescribeCommand.class,
             FeaturesCommand.class,
             GetCommand.class,
             ServeCommand.class,

@@ -54,6 +54,7 @@ class MainTest {
                     "ingest",
                     "compact",
                     "ddl",
+                    "describe",
                     "features",
                     "get",
                     "serve",
