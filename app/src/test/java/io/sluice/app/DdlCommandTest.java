@@ -91,7 +91,22 @@ class DdlCommandTest {
                             "MSCK REPAIR TABLE `purchases`;")
                     .doesNotContain("CLUSTERED BY");
 
-            assertThat(TableDdl.script(purchases, uri, Dialect.TRINO))
+            String trino = TableDdl.script(purchases, uri, Dialect.TRINO);
+            List<String> trinoStatements = statements(trino);
+            assertThat(trinoStatements).hasSize(2);
+            assertThat(trinoParse(trinoStatements.get(0)))
+                    .startsWith("CreateTable ")
+                    .contains(
+                            "external_location",
+                            location,
+                            "bucketed_by",
+                            "bucket_count",
+                            "sorted_by",
+                            "partitioned_by");
+            assertThat(trinoParse(trinoStatements.get(1)))
+                    .startsWith("Call ")
+                    .contains("sync_partition_metadata");
+            assertThat(trino)
                     .contains(
                             "CREATE TABLE hive.\"default\".\"purchases\" (",
                             "\"event_time\" timestamp(3) COMMENT",
@@ -220,27 +235,37 @@ class DdlCommandTest {
 
     /** Hive's ParseDriver, from jars the build copied to target/hive-parser, kept apart. */
     private static String hiveParse(String statement) throws Exception {
-        URL[] jars;
-        try (Stream<Path> files = Files.list(Path.of("target", "hive-parser"))) {
-            jars =
-                    files.filter(f -> f.toString().endsWith(".jar"))
-                            .map(
-                                    f -> {
-                                        try {
-                                            return f.toUri().toURL();
-                                        } catch (java.net.MalformedURLException e) {
-                                            throw new IllegalStateException(e);
-                                        }
-                                    })
-                            .toArray(URL[]::new);
-        }
-        assertThat(jars).hasSize(5);
-        try (URLClassLoader hive = new URLClassLoader(jars, ClassLoader.getPlatformClassLoader())) {
+        try (URLClassLoader hive = isolated("hive-parser", 5)) {
             Class<?> driver = hive.loadClass("org.apache.hadoop.hive.ql.parse.ParseDriver");
             Object tree =
                     driver.getMethod("parse", String.class)
                             .invoke(driver.getConstructor().newInstance(), statement);
             return (String) tree.getClass().getMethod("dump").invoke(tree);
         }
+    }
+
+    /**
+     * Trino's SqlParser, from jars the build copied to target/trino-parser, kept apart: the
+     * statement's tree as its class name and its {@code toString}.
+     */
+    private static String trinoParse(String statement) throws Exception {
+        try (URLClassLoader trino = isolated("trino-parser", 4)) {
+            Class<?> parser = trino.loadClass("io.trino.sql.parser.SqlParser");
+            Object tree =
+                    parser.getMethod("createStatement", String.class)
+                            .invoke(parser.getConstructor().newInstance(), statement);
+            return tree.getClass().getSimpleName() + " " + tree;
+        }
+    }
+
+    private static URLClassLoader isolated(String dir, int jarCount) throws Exception {
+        List<URL> jars = new ArrayList<>();
+        try (Stream<Path> files = Files.list(Path.of("target", dir))) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".jar")).toList()) {
+                jars.add(f.toUri().toURL());
+            }
+        }
+        assertThat(jars).hasSize(jarCount);
+        return new URLClassLoader(jars.toArray(URL[]::new), ClassLoader.getPlatformClassLoader());
     }
 }
