@@ -128,6 +128,12 @@ class DemoITCase {
                                 config, Instant.parse(json.get("event_time_start").asText())))
                 .isGreaterThan(2_000);
 
+        // Every README query example returns rows on the demo's output, and DuckDB runs the view
+        // `sluice ddl --dialect duckdb` prints.
+        assertThat(ReadmeExamples.runDuckDb(dir)).isGreaterThanOrEqualTo(5);
+        assertThat(ReadmeExamples.checkPaths(dir)).isGreaterThanOrEqualTo(5);
+        duckDbRunsItsDdl(dir.resolve("sluice.yaml"), json.get("warehouse_rows").asLong());
+
         // The consistency check passes on the demo, and catches an online store that lost tiles.
         assertThat(json.get("consistency_checked").asLong()).isGreaterThanOrEqualTo(1_000);
         assertThat(json.get("consistency_mismatches").asLong()).isZero();
@@ -140,6 +146,33 @@ class DemoITCase {
             assertThat(st.executeUpdate("DELETE FROM tiles WHERE level = 1")).isPositive();
         }
         assertThat(Main.run("check", "--config", configFile, "--samples", "20")).isEqualTo(1);
+    }
+
+    private static void duckDbRunsItsDdl(Path config, long warehouseRows) {
+        long rows = 0;
+        for (String table : List.of("page_views", "add_to_cart", "purchases")) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            PrintStream old = System.out;
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            try {
+                assertThat(
+                                Main.run(
+                                        "ddl",
+                                        "--config",
+                                        config.toString(),
+                                        "--dialect",
+                                        "duckdb",
+                                        table))
+                        .isZero();
+            } finally {
+                System.setOut(old);
+            }
+            try (DuckDb duck = new DuckDb()) {
+                duck.execute(out.toString(StandardCharsets.UTF_8));
+                rows += duck.count("select count(*) from " + table);
+            }
+        }
+        assertThat(rows).isEqualTo(warehouseRows);
     }
 
     /**
