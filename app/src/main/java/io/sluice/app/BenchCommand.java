@@ -190,13 +190,15 @@ final class BenchCommand {
 
         @Option(
                 names = "--events",
-                defaultValue = "1000000",
-                description = "Events in the warehouse, over 24 hours (default ${DEFAULT-VALUE}).")
+                defaultValue = "3400000",
+                description =
+                        "Events per table in the warehouse (three tables), over 24 hours"
+                                + " (default ${DEFAULT-VALUE}).")
         long events;
 
         @Option(
                 names = "--spine-rows",
-                defaultValue = "100000",
+                defaultValue = "1000000",
                 description = "Rows in the spine (default ${DEFAULT-VALUE}).")
         int spineRows;
 
