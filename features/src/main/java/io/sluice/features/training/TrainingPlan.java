@@ -67,10 +67,14 @@ final class TrainingPlan {
          * ({@link Windows#present}).
          */
         long from(long tail) {
-            List<FeatureDef> read = new ArrayList<>(features);
-            read.add(view.presence());
+            if (read == null) {
+                read = new ArrayList<>(features);
+                read.add(view.presence());
+            }
             return Windows.start(read, tail, view.tileMillis());
         }
+
+        private transient List<FeatureDef> read; // the features and the presence count
 
         /** The bucket of {@code key} in the view's table. */
         int bucket(String key) {
