@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.online.FeatureReader;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code POST /get-online-features} response in Feast's shape: {@code metadata.feature_names}
@@ -64,6 +66,7 @@ public final class FeastResponse {
         ObjectNode root = mapper.createObjectNode();
         ArrayNode names = root.putObject("metadata").putArray("feature_names");
         ArrayNode results = root.putArray("results");
+        Map<Long, String> timestamps = new HashMap<>();
         names.add(request.entityName());
         ObjectNode keys = results.addObject();
         ArrayNode keyValues = keys.putArray("values");
@@ -87,17 +90,31 @@ public final class FeastResponse {
                 times.add(
                         value.eventTime() < 0
                                 ? NO_TIME
-                                : Instant.ofEpochMilli(value.eventTime()).toString());
+                                // An entity's features mostly share a few event times.
+                                : timestamps.computeIfAbsent(
+                                        value.eventTime(),
+                                        t -> Instant.ofEpochMilli(t).toString()));
             }
         }
         return root;
     }
 
     private static void addValue(ObjectMapper mapper, ArrayNode values, Object value) {
-        if (value instanceof Float f) {
+        // The types Values.as gives; anything else goes through Jackson's own conversion.
+        if (value == null) {
+            values.addNull();
+        } else if (value instanceof Float f) {
             // The exact value of the float32, as `sluice get --json` prints it: 12.99f is
             // 12.989999771118164, which a double reader of the warehouse's FLOAT column sees too.
             values.add(f.doubleValue());
+        } else if (value instanceof Double d) {
+            values.add(d);
+        } else if (value instanceof Long l) {
+            values.add(l);
+        } else if (value instanceof Integer i) {
+            values.add(i);
+        } else if (value instanceof String text) {
+            values.add(text);
         } else {
             values.add(mapper.valueToTree(value));
         }

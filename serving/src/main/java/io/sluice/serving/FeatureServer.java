@@ -10,20 +10,25 @@ import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.OnlineStore;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * {@code sluice serve}: a thin HTTP router over the same {@link FeatureReader} that {@code sluice
@@ -53,6 +58,7 @@ public final class FeatureServer implements AutoCloseable {
     private final PrometheusMeterRegistry registry =
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Timer storeReads;
+    private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
     private final Counter storeErrors;
     private final Vertx vertx;
     private final HttpServer server;
@@ -135,15 +141,23 @@ public final class FeatureServer implements AutoCloseable {
         String endpoint = ENDPOINTS.contains(path) ? path : "other";
         ctx.addEndHandler(
                 done ->
+                        requestTimer(endpoint, ctx.response().getStatusCode())
+                                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+        ctx.next();
+    }
+
+    /** The latency histogram of one endpoint and status, registered on first use. */
+    private Timer requestTimer(String endpoint, int status) {
+        return requestTimers.computeIfAbsent(
+                endpoint + ' ' + status,
+                k ->
                         Timer.builder("sluice.serve.requests")
                                 .description("HTTP requests by endpoint and status code")
                                 .tag("endpoint", endpoint)
-                                .tag("status", Integer.toString(ctx.response().getStatusCode()))
+                                .tag("status", Integer.toString(status))
                                 .publishPercentileHistogram()
                                 .minimumExpectedValue(SMALLEST_BUCKET)
-                                .register(registry)
-                                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
-        ctx.next();
+                                .register(registry));
     }
 
     private void getOnlineFeatures(RoutingContext ctx) {
@@ -158,10 +172,17 @@ public final class FeatureServer implements AutoCloseable {
             return;
         }
         Instant at = request.at() == null ? Instant.ofEpochMilli(now) : request.at();
+        // The response is encoded on the worker too: a batch's is thousands of values, and the
+        // event loop serves every connection.
         readStore(
                 ctx,
                 () -> reader.read(request.features(), request.entities(), at),
-                vectors -> json(ctx, 200, FeastResponse.of(mapper, request, vectors)));
+                vectors -> encode(FeastResponse.of(mapper, request, vectors)),
+                body ->
+                        ctx.response()
+                                .setStatusCode(200)
+                                .putHeader("content-type", "application/json")
+                                .end(body));
     }
 
     private void ready(RoutingContext ctx) {
@@ -174,20 +195,29 @@ public final class FeatureServer implements AutoCloseable {
                                         new OnlineStore.TileKey(
                                                 view, PROBE_ENTITY, OnlineStore.Level.FINE, 0)),
                                 System.currentTimeMillis()),
+                found -> found,
                 answer -> json(ctx, 200, status("ready")));
     }
 
-    /** Runs a store read on a worker; a failure is a 503 that names the store's complaint. */
-    private <T> void readStore(
-            RoutingContext ctx, Callable<T> read, java.util.function.Consumer<T> answer) {
-        vertx.<T>executeBlocking(
+    /**
+     * Runs a store read and the encoding of its answer on a worker, then {@code answer} on the
+     * event loop; a failed read is a 503 that names the store's complaint.
+     */
+    private <T, R> void readStore(
+            RoutingContext ctx,
+            Callable<T> read,
+            Function<T, R> encode,
+            java.util.function.Consumer<R> answer) {
+        vertx.<R>executeBlocking(
                         () -> {
                             long start = System.nanoTime();
+                            T found;
                             try {
-                                return read.call();
+                                found = read.call();
                             } finally {
                                 storeReads.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                             }
+                            return encode.apply(found);
                         },
                         false)
                 .onSuccess(answer::accept)
@@ -215,6 +245,15 @@ public final class FeatureServer implements AutoCloseable {
         String text = root.getMessage() == null ? "no reason given" : root.getMessage();
         int nl = text.indexOf('\n');
         return nl < 0 ? text : text.substring(0, nl);
+    }
+
+    /** {@code body} as JSON bytes; failing to encode is a server error (500), not a 503. */
+    private Buffer encode(ObjectNode body) {
+        try {
+            return Buffer.buffer(mapper.writeValueAsBytes(body));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private ObjectNode status(String status) {

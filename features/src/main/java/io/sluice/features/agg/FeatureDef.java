@@ -32,7 +32,19 @@ public record FeatureDef(
      * over two fields keeps two.
      */
     public String partialKey() {
-        return agg == Aggregation.COUNT ? ViewDef.PRESENCE : "#" + valueIndex;
+        if (agg == Aggregation.COUNT) {
+            return ViewDef.PRESENCE;
+        }
+        // Asked for on every tile of every window a read merges: built once per field index.
+        return valueIndex < FIELD_KEYS.length ? FIELD_KEYS[valueIndex] : "#" + valueIndex;
+    }
+
+    private static final String[] FIELD_KEYS = new String[64];
+
+    static {
+        for (int i = 0; i < FIELD_KEYS.length; i++) {
+            FIELD_KEYS[i] = "#" + i;
+        }
     }
 
     /** The Avro (and so Parquet) type of its values, narrowest as declared: float stays float. */

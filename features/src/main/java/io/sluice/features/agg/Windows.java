@@ -197,6 +197,15 @@ public final class Windows {
      * coarse tiles, then its fine tiles, then its head, merged in that order.
      */
     public static FeatureValue value(FeatureDef feature, Cover cover, TileReader reader) {
+        return partial(feature, cover, reader).value(feature);
+    }
+
+    /**
+     * The partial that {@link #value(FeatureDef, Cover, TileReader)} takes its value from: the
+     * merge of {@code cover}'s tiles. Features of one {@link FeatureDef#partialKey() partial key}
+     * and one cover merge the same partial, so a reader of many such features can merge it once.
+     */
+    public static Partial partial(FeatureDef feature, Cover cover, TileReader reader) {
         Partial total = new Partial();
         long tile = cover.tileSize();
         for (long s :
@@ -212,7 +221,7 @@ public final class Windows {
         if (cover.hasHead()) {
             total.merge(reader.head(cover.headStart(), cover.headEnd(), feature));
         }
-        return total.value(feature);
+        return total;
     }
 
     /**

@@ -11,6 +11,7 @@ import io.sluice.features.agg.Windows;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -147,21 +148,46 @@ public final class FeatureReader {
                         Windows.present(view, tail, headEnd, new Fetched(more.get(i))));
             }
         }
+        // Features of one view, partial key and cover (say avg, min and max over one window of
+        // one field) merge the same partial: merge it once per entity.
+        int[] group = new int[resolved.size()];
+        Map<List<Object>, Integer> groups = new HashMap<>();
+        for (int i = 0; i < resolved.size(); i++) {
+            FeatureRefs.Resolved r = resolved.get(i);
+            group[i] =
+                    covers.get(i) == null
+                            ? -1
+                            : groups.computeIfAbsent(
+                                    List.of(
+                                            r.view().name(),
+                                            r.feature().partialKey(),
+                                            covers.get(i)),
+                                    k -> groups.size());
+        }
         List<Vector> vectors = new ArrayList<>(entities.size());
+        Partial[] merged = new Partial[groups.size()];
         for (String entity : entities) {
+            Arrays.fill(merged, null);
+            Map<String, String> keys = new HashMap<>();
             List<FeatureValue> values = new ArrayList<>(resolved.size());
             for (int i = 0; i < resolved.size(); i++) {
                 FeatureRefs.Resolved r = resolved.get(i);
                 if (covers.get(i) == null) {
                     values.add(new FeatureValue(null, Status.OUT_OF_RETENTION, -1));
-                } else if (!present.get(key(r.view().name(), entity))) {
+                } else if (!present.get(
+                        keys.computeIfAbsent(r.view().name(), v -> key(v, entity)))) {
                     values.add(Windows.notFound());
                 } else {
-                    values.add(
-                            Windows.value(
-                                    r.feature(),
-                                    covers.get(i),
-                                    fetched.get(key(r.view().name(), entity))));
+                    Partial p = merged[group[i]];
+                    if (p == null) {
+                        p =
+                                Windows.partial(
+                                        r.feature(),
+                                        covers.get(i),
+                                        fetched.get(keys.get(r.view().name())));
+                        merged[group[i]] = p;
+                    }
+                    values.add(p.value(r.feature()));
                 }
             }
             vectors.add(new Vector(entity, values));
