@@ -8,13 +8,15 @@ import java.util.TreeMap;
 
 /**
  * All fine tiles of one entity of one view, in memory, read as a window's {@link
- * Windows.TileReader}: coarse partials are merged from the fine tiles they span. The features job
- * keeps an entity's state in this form, and the property tests evaluate windows through it.
+ * Windows.TileReader}: coarse and mid partials are merged from the fine tiles they span. The
+ * features job keeps an entity's state in this form, and the property tests evaluate windows
+ * through it.
  */
 public final class EntityTiles implements Windows.TileReader {
 
     private final long tile;
     private final long coarse;
+    private final long mid;
     private final NavigableMap<Long, Tile> tiles = new TreeMap<>();
 
     public EntityTiles(long tile, long coarse) {
@@ -24,6 +26,7 @@ public final class EntityTiles implements Windows.TileReader {
         }
         this.tile = tile;
         this.coarse = coarse;
+        this.mid = Windows.midSize(tile, coarse);
     }
 
     /** Adds an event to its tile; false if its id is already there. */
@@ -93,14 +96,31 @@ public final class EntityTiles implements Windows.TileReader {
     }
 
     @Override
+    public Partial mid(long start, FeatureDef feature) {
+        return CoarsePartials.of(feature, tiles.subMap(start, true, start + mid, false).values());
+    }
+
+    @Override
     public Collection<Long> fineStarts(long from, long to, long step) {
         return tiles.subMap(from, true, to, false).keySet();
     }
 
     @Override
     public Collection<Long> coarseStarts(long from, long to, long step) {
-        // One lookup per coarse tile that holds a fine one, not one step per fine tile: a busy
-        // entity has hundreds of fine tiles in a day.
+        return holding(from, to, step);
+    }
+
+    @Override
+    public Collection<Long> midStarts(long from, long to, long step) {
+        return holding(from, to, step);
+    }
+
+    /**
+     * The starts of the tiles of {@code step} in {@code [from, to)} that hold a fine one: one
+     * lookup per such tile, not one step per fine tile (a busy entity has hundreds of fine tiles in
+     * a day).
+     */
+    private List<Long> holding(long from, long to, long step) {
         List<Long> starts = new ArrayList<>();
         Long fine = tiles.ceilingKey(from);
         while (fine != null && fine < to) {

@@ -12,20 +12,25 @@ import java.util.Map;
 
 /**
  * The bytes an online store keeps for a tile. A fine tile is its events (so that a window's head
- * can be cut at any {@code t}); a coarse tile is the partials over its fine tiles, one per partial
- * key of the view's features ({@link CoarsePartials}). A small fixed binary layout (a version byte,
- * then {@link DataOutputStream} fields), because a tile is read on every feature request.
+ * can be cut at any {@code t}); a mid or coarse tile is the partials over its fine tiles, one per
+ * partial key of the view's features ({@link CoarsePartials}). A small fixed binary layout (a
+ * version byte, then {@link DataOutputStream} fields), because a tile is read on every feature
+ * request.
  */
 public final class TileCodec {
 
-    /** Fine tiles' layout. */
-    private static final byte FORMAT = 1;
+    /**
+     * Fine tiles' layout: 3 since stores also hold mid tiles ({@link ViewDef#midMillis()}); the
+     * events are laid out as in 1, but a store whose fine tiles say 1 was written without mid
+     * tiles, and a read of it would miss the events they should hold, so it is refused.
+     */
+    private static final byte FORMAT = 3;
 
     /**
-     * Coarse tiles' layout: 2 keys partials by {@link FeatureDef#partialKey()}; 1 (by feature name)
-     * is no longer read.
+     * Mid and coarse tiles' layout: 3 keys partials by {@link FeatureDef#partialKey()}, as 2 did,
+     * in a store that also holds mid tiles; 2 (no mid tiles) and 1 (by feature name) are refused.
      */
-    private static final byte COARSE_FORMAT = 2;
+    private static final byte COARSE_FORMAT = 3;
 
     private static final byte NULL = 0;
     private static final byte LONG = 1;

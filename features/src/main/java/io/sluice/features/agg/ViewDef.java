@@ -60,6 +60,14 @@ public record ViewDef(
         return List.copyOf(byKey.values());
     }
 
+    /**
+     * The mid tile size, between the fine and the coarse ones, for the edges of long windows
+     * ({@link Windows#midSize}): 6 × s for the coarse tiles of 60 × s.
+     */
+    public long midMillis() {
+        return Windows.midSize(tileMillis, coarseMillis);
+    }
+
     /** How many fine tiles make one coarse tile. */
     public static final int COARSE_FACTOR = 60;
 

@@ -13,8 +13,10 @@ import java.util.List;
  * </pre>
  *
  * The body {@code [floor_s(t) − W, floor_s(t))} is whole tiles; it is read from coarse tiles
- * (partials over {@code c}, a multiple of {@code s}) where they fit and from fine tiles at its
- * edges, so a 24-hour window of 1-minute tiles reads at most 24 coarse and 2 × 59 fine tiles
+ * (partials over {@code c}, a multiple of {@code s}) where they fit, from mid tiles (partials over
+ * {@code m}, {@link #midSize}: a multiple of {@code s} dividing {@code c}) where they fit in what
+ * is left at its edges, and from fine tiles in the rest, so a 24-hour window of 1-minute tiles
+ * (6-minute mid, 1-hour coarse tiles) reads at most 24 coarse, 2 × 9 mid and 2 × 5 fine tiles
  * instead of 1,440. The head {@code [floor_s(t), t)} is read from the events of {@code t}'s tile.
  *
  * <p>Event times are whole milliseconds, but {@code t} need not be: a spine written by pandas,
@@ -37,6 +39,9 @@ public final class Windows {
         /** The partial of a whole coarse tile, or an empty one. */
         Partial coarse(long start, FeatureDef feature);
 
+        /** The partial of a whole mid tile ({@link #midSize}), or an empty one. */
+        Partial mid(long start, FeatureDef feature);
+
         /** The partial of the events of fine tile {@code start} before {@code before}. */
         Partial head(long start, long before, FeatureDef feature);
 
@@ -54,6 +59,34 @@ public final class Windows {
         default Collection<Long> coarseStarts(long from, long to, long step) {
             return every(from, to, step);
         }
+
+        /** As {@link #fineStarts}, for the mid tiles in {@code [from, to)}. */
+        default Collection<Long> midStarts(long from, long to, long step) {
+            return every(from, to, step);
+        }
+    }
+
+    /**
+     * The mid tile size of fine tiles of {@code tile} and coarse tiles of {@code coarse}: the
+     * multiple of {@code tile} that divides {@code coarse} into the number of parts nearest the
+     * square root of {@code coarse / tile} (so that a window's edge reads as few mid and fine tiles
+     * as can be: 6 minutes for 1-minute and 1-hour tiles), other than 1 and {@code coarse / tile}
+     * themselves; {@code coarse} when there is none (then no window reads a mid tile).
+     */
+    public static long midSize(long tile, long coarse) {
+        long n = coarse / tile;
+        double root = Math.sqrt(n);
+        long best = n;
+        for (long d = 2; d * d <= n; d++) {
+            if (n % d == 0) {
+                for (long parts : new long[] {d, n / d}) {
+                    if (best == n || Math.abs(parts - root) < Math.abs(best - root)) {
+                        best = parts;
+                    }
+                }
+            }
+        }
+        return tile * best;
     }
 
     /** Every multiple of {@code step} in {@code [from, to)}, {@code from} being one. */
@@ -66,28 +99,40 @@ public final class Windows {
     }
 
     /**
-     * The tiles a window is read from: fine tiles in {@code [from, coarseFrom)}, coarse tiles where
-     * they fit entirely, {@code [coarseFrom, coarseTo)}, fine tiles in {@code [coarseTo, to)}, and
-     * the head {@code [to, headEnd)}: the events of fine tile {@code to} before {@code headEnd}. A
-     * cover of a body alone has an empty head ({@code headEnd == to}).
+     * The tiles a window is read from: fine tiles in {@code [from, midFrom)}, mid tiles in {@code
+     * [midFrom, coarseFrom)}, coarse tiles where they fit entirely, {@code [coarseFrom, coarseTo)},
+     * mid tiles in {@code [coarseTo, midTo)}, fine tiles in {@code [midTo, to)}, and the head
+     * {@code [to, headEnd)}: the events of fine tile {@code to} before {@code headEnd}. A cover of
+     * a body alone has an empty head ({@code headEnd == to}).
      *
      * @param tileSize the fine tile size s
+     * @param midSize the mid tile size, a multiple of s dividing the coarse size ({@link #midSize})
      * @param coarseSize the coarse tile size, a multiple of s
      */
     public record Cover(
             long from,
+            long midFrom,
             long coarseFrom,
             long coarseTo,
+            long midTo,
             long to,
             long headEnd,
             long tileSize,
+            long midSize,
             long coarseSize) {
 
         /** The starts of its fine tiles, ascending. */
         public List<Long> fine() {
-            List<Long> fine = every(from, coarseFrom, tileSize);
-            fine.addAll(every(coarseTo, to, tileSize));
+            List<Long> fine = every(from, midFrom, tileSize);
+            fine.addAll(every(midTo, to, tileSize));
             return fine;
+        }
+
+        /** The starts of its mid tiles, ascending. */
+        public List<Long> mid() {
+            List<Long> mid = every(midFrom, coarseFrom, midSize);
+            mid.addAll(every(coarseTo, midTo, midSize));
+            return mid;
         }
 
         /** The starts of its coarse tiles, ascending. */
@@ -142,8 +187,8 @@ public final class Windows {
 
     /**
      * Covers {@code [from, to)}, both multiples of {@code tile}, with coarse tiles of {@code
-     * coarse} (a multiple of {@code tile}) where they fit entirely and fine tiles elsewhere; the
-     * head is empty.
+     * coarse} (a multiple of {@code tile}) where they fit entirely, mid tiles ({@link #midSize})
+     * where they fit in the rest, and fine tiles elsewhere; the head is empty.
      */
     public static Cover cover(long from, long to, long tile, long coarse) {
         return cover(from, to, tile, coarse, to);
@@ -182,19 +227,32 @@ public final class Windows {
     }
 
     private static Cover cover(long from, long to, long tile, long coarse, long headEnd) {
-        long firstCoarse = Math.floorDiv(from + coarse - 1, coarse) * coarse;
-        long lastCoarseEnd = floor(to, coarse);
-        if (firstCoarse >= lastCoarseEnd) {
-            firstCoarse = to; // too short for a whole coarse tile: all of it is fine tiles
-            lastCoarseEnd = to;
+        long mid = midSize(tile, coarse);
+        long midFrom = ceil(from, mid);
+        long midTo = floor(to, mid);
+        if (midFrom >= midTo) {
+            midFrom = to; // too short for a whole mid tile: all of it is fine tiles
+            midTo = to;
         }
-        return new Cover(from, firstCoarse, lastCoarseEnd, to, headEnd, tile, coarse);
+        long coarseFrom = ceil(from, coarse);
+        long coarseTo = floor(to, coarse);
+        if (coarseFrom >= coarseTo) {
+            coarseFrom = midTo; // too short for a whole coarse tile: mid tiles, then fine
+            coarseTo = midTo;
+        }
+        return new Cover(
+                from, midFrom, coarseFrom, coarseTo, midTo, to, headEnd, tile, mid, coarse);
+    }
+
+    /** {@code t} rounded up to a multiple of {@code size}. */
+    private static long ceil(long t, long size) {
+        return -Math.floorDiv(-t, size) * size;
     }
 
     /**
      * {@code value(feature, e, t)} for the entity whose tiles {@code reader} reads, at the {@code
      * t} that {@code cover} was planned for ({@link #cover(FeatureDef, long, long, long)}): its
-     * coarse tiles, then its fine tiles, then its head, merged in that order.
+     * coarse tiles, then its mid tiles, then its fine tiles, then its head, merged in that order.
      */
     public static FeatureValue value(FeatureDef feature, Cover cover, TileReader reader) {
         return partial(feature, cover, reader).value(feature);
@@ -212,10 +270,16 @@ public final class Windows {
                 reader.coarseStarts(cover.coarseFrom(), cover.coarseTo(), cover.coarseSize())) {
             total.merge(reader.coarse(s, feature));
         }
-        for (long s : reader.fineStarts(cover.from(), cover.coarseFrom(), tile)) {
+        for (long s : reader.midStarts(cover.midFrom(), cover.coarseFrom(), cover.midSize())) {
+            total.merge(reader.mid(s, feature));
+        }
+        for (long s : reader.midStarts(cover.coarseTo(), cover.midTo(), cover.midSize())) {
+            total.merge(reader.mid(s, feature));
+        }
+        for (long s : reader.fineStarts(cover.from(), cover.midFrom(), tile)) {
             total.merge(reader.fine(s, feature));
         }
-        for (long s : reader.fineStarts(cover.coarseTo(), cover.to(), tile)) {
+        for (long s : reader.fineStarts(cover.midTo(), cover.to(), tile)) {
             total.merge(reader.fine(s, feature));
         }
         if (cover.hasHead()) {

@@ -1,5 +1,6 @@
 package io.sluice.features.job;
 
+import io.sluice.features.online.OnlineStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,11 +21,13 @@ final class PendingTiles {
 
     private final MapState<Long, Long> fine;
     private final MapState<Long, Long> coarse;
+    private final MapState<Long, Long> mid;
     private final ValueState<Long> publishAt;
 
     PendingTiles(RuntimeContext rc) {
         fine = rc.getMapState(new MapStateDescriptor<>("dirty-fine", Types.LONG, Types.LONG));
         coarse = rc.getMapState(new MapStateDescriptor<>("dirty-coarse", Types.LONG, Types.LONG));
+        mid = rc.getMapState(new MapStateDescriptor<>("dirty-mid", Types.LONG, Types.LONG));
         publishAt = rc.getState(new ValueStateDescriptor<>("publish-at", Types.LONG));
     }
 
@@ -32,13 +35,17 @@ final class PendingTiles {
         mark(fine, start, eventTime);
     }
 
-    void coarse(long start, long eventTime) throws Exception {
-        mark(coarse, start, eventTime);
+    /** Marks the mid or coarse tile at {@code start}. */
+    void partials(OnlineStore.Level level, long start, long eventTime) throws Exception {
+        mark(level == OnlineStore.Level.COARSE ? coarse : mid, start, eventTime);
     }
 
-    /** Whether fine tile {@code fineStart} or coarse tile {@code coarseStart} waits. */
-    boolean contains(long fineStart, long coarseStart) throws Exception {
-        return fine.contains(fineStart) || coarse.contains(coarseStart);
+    /**
+     * Whether fine tile {@code fineStart}, coarse {@code coarseStart} or mid {@code midStart}
+     * waits.
+     */
+    boolean contains(long fineStart, long coarseStart, long midStart) throws Exception {
+        return fine.contains(fineStart) || coarse.contains(coarseStart) || mid.contains(midStart);
     }
 
     /** Registers the publishing timer {@code delay} from now, unless one is registered. */
@@ -53,6 +60,11 @@ final class PendingTiles {
     /** The changed fine tiles, then forgets them. */
     List<Map.Entry<Long, Long>> takeFine() throws Exception {
         return take(fine);
+    }
+
+    /** The changed mid tiles, then forgets them. */
+    List<Map.Entry<Long, Long>> takeMid() throws Exception {
+        return take(mid);
     }
 
     /** The changed coarse tiles, then forgets them and the timer. */

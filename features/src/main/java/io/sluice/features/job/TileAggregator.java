@@ -9,6 +9,7 @@ import io.sluice.features.agg.TileCodec;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.log.FeatureLog;
+import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.TileWrites;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -33,8 +34,8 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * Keeps one entity's tiles of one view in Flink state and publishes the tiles events change: the
- * fine tile (its events) and the coarse tile above it (partials updated incrementally). Keyed by
- * the entity.
+ * fine tile (its events) and the mid and coarse tiles above it (partials updated incrementally).
+ * Keyed by the entity.
  *
  * <p>Changed tiles are published by a processing-time timer {@link #PUBLISH_DELAY_MILLIS} after the
  * first change, so an entity that receives many events in that time has each tile encoded and
@@ -45,13 +46,14 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>A {@linkplain Event#retraction retraction} (from the de-duplication, when a later-arriving
  * copy of an id wins under {@link io.sluice.event.DuplicateRule}) removes the superseded copy from
- * its fine tile, if that is still retained, and recomputes the coarse tile above it from its fine
- * tiles; both are re-published (and the fine tile re-logged if it was logged already), and the
- * winning copy follows as an ordinary event. Because a tile can shrink, every tile's online version
- * is a modification count kept in state beside it ({@code fine-version}, {@code coarse-version}):
- * each change raises it by one, so the store's compare-and-set takes every change and refuses only
- * replays of older states. (A fine tile restored from a checkpoint taken before that count existed
- * starts from its size, which is what it was published with.)
+ * its fine tile, if that is still retained, and recomputes the mid and coarse tiles above it from
+ * their fine tiles; both are re-published (and the fine tile re-logged if it was logged already),
+ * and the winning copy follows as an ordinary event. Because a tile can shrink, every tile's online
+ * version is a modification count kept in state beside it ({@code fine-version}, {@code
+ * mid-version}, {@code coarse-version}): each change raises it by one, so the store's
+ * compare-and-set takes every change and refuses only replays of older states. (A fine tile
+ * restored from a checkpoint taken before that count existed starts from its size, which is what it
+ * was published with.)
  */
 public final class TileAggregator extends KeyedProcessFunction<String, Event, TileUpdate> {
 
@@ -65,6 +67,8 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     private transient MapState<Long, Tile> fine;
     private transient MapState<Long, byte[]> coarse;
     private transient MapState<Long, Long> coarseVersions;
+    private transient MapState<Long, byte[]> mid;
+    private transient MapState<Long, Long> midVersions;
     private transient MapState<Long, Long> fineVersions;
 
     private transient PendingTiles pending;
@@ -102,6 +106,14 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
                 rc.getMapState(new MapStateDescriptor<>("coarse-version", Types.LONG, Types.LONG));
         fineVersions =
                 rc.getMapState(new MapStateDescriptor<>("fine-version", Types.LONG, Types.LONG));
+        mid =
+                rc.getMapState(
+                        new MapStateDescriptor<>(
+                                "mid",
+                                Types.LONG,
+                                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        midVersions =
+                rc.getMapState(new MapStateDescriptor<>("mid-version", Types.LONG, Types.LONG));
         pending = new PendingTiles(rc);
         reader = new GenericDatumReader<>(new Schema.Parser().parse(schemaJson));
         logSchema = FeatureLog.schema(view);
@@ -146,16 +158,32 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         }
         fineChanged(tile, tile.size() - 1, !created, event.eventTime, watermark, ctx);
 
-        long c = view.coarseMillis();
-        long coarseStart = Windows.floor(start, c);
-        byte[] storedCoarse = coarse.get(coarseStart);
-        Map<String, Partial> partials =
-                storedCoarse == null ? new LinkedHashMap<>() : TileCodec.decodeCoarse(storedCoarse);
-        CoarsePartials.add(view, partials, entry);
-        if (storedCoarse == null) {
-            ctx.timerService().registerEventTimeTimer(TileWrites.expiry(view, coarseStart, c));
+        for (OnlineStore.Level level : PARTIALS) {
+            long size = TileWrites.size(view, level);
+            long partialsStart = Windows.floor(start, size);
+            byte[] stored = partials(level).get(partialsStart);
+            Map<String, Partial> partials =
+                    stored == null ? new LinkedHashMap<>() : TileCodec.decodeCoarse(stored);
+            CoarsePartials.add(view, partials, entry);
+            if (stored == null) {
+                ctx.timerService()
+                        .registerEventTimeTimer(TileWrites.expiry(view, partialsStart, size));
+            }
+            partialsChanged(level, partialsStart, partials, event.eventTime, ctx);
         }
-        coarseChanged(coarseStart, partials, event.eventTime, ctx);
+    }
+
+    /** The levels of tiles that keep partials over fine tiles. */
+    private static final OnlineStore.Level[] PARTIALS = {
+        OnlineStore.Level.COARSE, OnlineStore.Level.MID
+    };
+
+    private MapState<Long, byte[]> partials(OnlineStore.Level level) {
+        return level == OnlineStore.Level.COARSE ? coarse : mid;
+    }
+
+    private MapState<Long, Long> versions(OnlineStore.Level level) {
+        return level == OnlineStore.Level.COARSE ? coarseVersions : midVersions;
     }
 
     /**
@@ -174,16 +202,19 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         retracted.inc();
         fineChanged(tile, tile.size() + 1, true, event.eventTime, watermark, ctx);
 
-        long c = view.coarseMillis();
-        long coarseStart = Windows.floor(start, c);
-        List<Tile> covered = new ArrayList<>();
-        for (long f = coarseStart; f < coarseStart + c; f += s) {
-            Tile t = fine.get(f);
-            if (t != null) {
-                covered.add(t);
+        for (OnlineStore.Level level : PARTIALS) {
+            long size = TileWrites.size(view, level);
+            long partialsStart = Windows.floor(start, size);
+            List<Tile> covered = new ArrayList<>();
+            for (long f = partialsStart; f < partialsStart + size; f += s) {
+                Tile t = fine.get(f);
+                if (t != null) {
+                    covered.add(t);
+                }
             }
+            partialsChanged(
+                    level, partialsStart, CoarsePartials.of(view, covered), event.eventTime, ctx);
         }
-        coarseChanged(coarseStart, CoarsePartials.of(view, covered), event.eventTime, ctx);
     }
 
     /**
@@ -208,14 +239,18 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         pending.fine(start, eventTime);
     }
 
-    /** Stores a coarse tile's new partials, raises its version and marks it to publish. */
-    private void coarseChanged(
-            long start, Map<String, Partial> partials, long eventTime, Context ctx)
+    /** Stores a mid or coarse tile's new partials, raises its version and marks it to publish. */
+    private void partialsChanged(
+            OnlineStore.Level level,
+            long start,
+            Map<String, Partial> partials,
+            long eventTime,
+            Context ctx)
             throws Exception {
-        coarse.put(start, TileCodec.encodeCoarse(partials));
-        Long previous = coarseVersions.get(start);
-        coarseVersions.put(start, previous == null ? 1 : previous + 1);
-        pending.coarse(start, eventTime);
+        partials(level).put(start, TileCodec.encodeCoarse(partials));
+        Long previous = versions(level).get(start);
+        versions(level).put(start, previous == null ? 1 : previous + 1);
+        pending.partials(level, start, eventTime);
         pending.schedule(ctx.timerService(), PUBLISH_DELAY_MILLIS);
     }
 
@@ -240,15 +275,21 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             log(ctx.getCurrentKey(), ended, ctx);
         }
         long fineStart = timestamp - view.tileMillis() - 2 * view.ttlMillis();
-        if (pending.contains(fineStart, Windows.floor(fineStart, view.coarseMillis()))) {
+        if (pending.contains(
+                fineStart,
+                Windows.floor(fineStart, view.coarseMillis()),
+                Windows.floor(fineStart, view.midMillis()))) {
             publish(ctx.getCurrentKey(), out); // never evict what is still to be published
         }
         fine.remove(fineStart);
         fineVersions.remove(fineStart);
-        long coarseStart = timestamp - view.coarseMillis() - 2 * view.ttlMillis();
-        if (Math.floorMod(coarseStart, view.coarseMillis()) == 0) {
-            coarse.remove(coarseStart);
-            coarseVersions.remove(coarseStart);
+        for (OnlineStore.Level level : PARTIALS) {
+            long size = TileWrites.size(view, level);
+            long partialsStart = timestamp - size - 2 * view.ttlMillis();
+            if (Math.floorMod(partialsStart, size) == 0) {
+                partials(level).remove(partialsStart);
+                versions(level).remove(partialsStart);
+            }
         }
     }
 
@@ -265,6 +306,16 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
                 long version = fineVersion(e.getKey(), tile);
                 out.collect(
                         new TileUpdate(TileWrites.fine(view, entity, version, tile), e.getValue()));
+            }
+        }
+        for (Map.Entry<Long, Long> e : pending.takeMid()) {
+            byte[] payload = mid.get(e.getKey());
+            if (payload != null) {
+                long version = midVersions.get(e.getKey());
+                out.collect(
+                        new TileUpdate(
+                                TileWrites.mid(view, entity, e.getKey(), version, payload),
+                                e.getValue()));
             }
         }
         for (Map.Entry<Long, Long> e : pending.takeCoarse()) {

@@ -22,10 +22,10 @@ import java.util.function.LongSupplier;
 
 /**
  * Reads feature vectors from an online store: plans the tiles each requested window needs (coarse
- * for the body, fine at the edges and the head) as runs per (view, entity), fetches all of them for
- * all entities in one batch, and evaluates each value with the shared library ({@link Windows}),
- * visiting only the tiles that exist. The same code serves every store, so Redis and SQLite cannot
- * disagree.
+ * for the body, mid and fine at the edges, and the head) as runs per (view, entity), fetches all of
+ * them for all entities in one batch, and evaluates each value with the shared library ({@link
+ * Windows}), visiting only the tiles that exist. The same code serves every store, so Redis and
+ * SQLite cannot disagree.
  */
 public final class FeatureReader {
 
@@ -113,9 +113,11 @@ public final class FeatureReader {
         }
         // First read: every window's tiles, for every entity and view.
         List<OnlineStore.RangeRead> reads = new ArrayList<>();
+        Map<String, List<OnlineStore.TileRange>> ranges = new HashMap<>();
+        asked.forEach((name, a) -> ranges.put(name, a.ranges()));
         for (String entity : entities) {
-            for (Asked a : asked.values()) {
-                reads.add(new OnlineStore.RangeRead(a.view.name(), entity, a.ranges()));
+            for (String view : asked.keySet()) {
+                reads.add(new OnlineStore.RangeRead(view, entity, ranges.get(view)));
             }
         }
         List<OnlineStore.Found> found = reads.isEmpty() ? List.of() : store.read(reads, now);
@@ -221,6 +223,7 @@ public final class FeatureReader {
         final ViewDef view;
         final TreeSet<Long> fine = new TreeSet<>();
         final TreeSet<Long> coarse = new TreeSet<>();
+        final TreeSet<Long> mid = new TreeSet<>();
 
         Asked(ViewDef view) {
             this.view = view;
@@ -229,6 +232,7 @@ public final class FeatureReader {
         void add(Windows.Cover cover) {
             fine.addAll(cover.fine());
             coarse.addAll(cover.coarse());
+            mid.addAll(cover.mid());
             if (cover.hasHead()) {
                 fine.add(cover.headStart());
             }
@@ -238,6 +242,7 @@ public final class FeatureReader {
         List<OnlineStore.TileRange> ranges() {
             List<OnlineStore.TileRange> ranges = new ArrayList<>();
             runs(OnlineStore.Level.FINE, fine, view.tileMillis(), ranges);
+            runs(OnlineStore.Level.MID, mid, view.midMillis(), ranges);
             runs(OnlineStore.Level.COARSE, coarse, view.coarseMillis(), ranges);
             return ranges;
         }
@@ -295,6 +300,7 @@ public final class FeatureReader {
         private final OnlineStore.Found found;
         private final Map<Long, Tile> fine = new HashMap<>();
         private final Map<Long, Map<String, Partial>> coarse = new HashMap<>();
+        private final Map<Long, Map<String, Partial>> mid = new HashMap<>();
 
         /**
          * Whole fine tiles' partials by partial key, then start: features sharing a key share it.
@@ -321,12 +327,22 @@ public final class FeatureReader {
         }
 
         private Map<String, Partial> coarsePartials(long start) {
-            return coarse.computeIfAbsent(
-                    start,
-                    s -> {
-                        byte[] p = found.coarse().get(s);
-                        return p == null ? Map.of() : TileCodec.decodeCoarse(p);
-                    });
+            return partials(coarse, found.coarse(), start);
+        }
+
+        private Map<String, Partial> midPartials(long start) {
+            return partials(mid, found.mid(), start);
+        }
+
+        private static Map<String, Partial> partials(
+                Map<Long, Map<String, Partial>> decoded, Map<Long, byte[]> payloads, long start) {
+            Map<String, Partial> partials = decoded.get(start);
+            if (partials == null) {
+                byte[] p = payloads.get(start);
+                partials = p == null ? Map.of() : TileCodec.decodeCoarse(p);
+                decoded.put(start, partials);
+            }
+            return partials;
         }
 
         /**
@@ -339,6 +355,12 @@ public final class FeatureReader {
             long from = head - view.ttlMillis();
             for (long s : found.coarse().subMap(from, true, head, false).keySet()) {
                 Partial p = coarsePartials(s).get(ViewDef.PRESENCE);
+                if (p != null && !p.isEmpty()) {
+                    return true;
+                }
+            }
+            for (long s : found.mid().subMap(from, true, head, false).keySet()) {
+                Partial p = midPartials(s).get(ViewDef.PRESENCE);
                 if (p != null && !p.isEmpty()) {
                     return true;
                 }
@@ -368,6 +390,12 @@ public final class FeatureReader {
         }
 
         @Override
+        public Partial mid(long start, FeatureDef feature) {
+            Partial p = midPartials(start).get(feature.partialKey());
+            return p == null ? new Partial() : p;
+        }
+
+        @Override
         public Partial head(long start, long before, FeatureDef feature) {
             if (start != headStart || before != headEnd) {
                 heads.clear();
@@ -386,6 +414,11 @@ public final class FeatureReader {
         @Override
         public Collection<Long> coarseStarts(long from, long to, long step) {
             return found.coarse().subMap(from, true, to, false).keySet();
+        }
+
+        @Override
+        public Collection<Long> midStarts(long from, long to, long step) {
+            return found.mid().subMap(from, true, to, false).keySet();
         }
     }
 }

@@ -21,10 +21,15 @@ import java.util.TreeMap;
  */
 public interface OnlineStore extends AutoCloseable {
 
-    /** Fine tiles hold events; coarse tiles hold partials over 60 fine tiles. */
+    /**
+     * Fine tiles hold events; coarse tiles hold partials over 60 fine tiles, mid tiles over the
+     * fine tiles of {@link io.sluice.features.agg.ViewDef#midMillis()} (6 of them). (MID comes last
+     * so that the levels stored before it keep their numbers.)
+     */
     enum Level {
         FINE,
-        COARSE
+        COARSE,
+        MID
     }
 
     /** Which tile. */
@@ -54,15 +59,22 @@ public interface OnlineStore extends AutoCloseable {
     record RangeRead(String view, String entity, List<TileRange> ranges) {}
 
     /** What one {@link RangeRead} found: payloads by tile start, per level. */
-    record Found(NavigableMap<Long, byte[]> fine, NavigableMap<Long, byte[]> coarse) {
+    record Found(
+            NavigableMap<Long, byte[]> fine,
+            NavigableMap<Long, byte[]> coarse,
+            NavigableMap<Long, byte[]> mid) {
 
         public Found() {
-            this(new TreeMap<>(), new TreeMap<>());
+            this(new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
         }
 
         /** The tiles of {@code level}. */
         public NavigableMap<Long, byte[]> of(Level level) {
-            return level == Level.FINE ? fine : coarse;
+            return switch (level) {
+                case FINE -> fine;
+                case COARSE -> coarse;
+                case MID -> mid;
+            };
         }
     }
 

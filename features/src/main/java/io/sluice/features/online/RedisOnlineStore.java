@@ -21,8 +21,9 @@ import java.util.Map;
  *
  * <p><b>Layout.</b> One hash per (view, entity), {@code sluice:tiles:{view:entity}}: a read of any
  * number of windows touches one stored object per entity, and the hash tag keeps it whole on one
- * cluster slot. A tile is the field {@code f<start>} (fine) or {@code c<start>} (coarse) whose
- * value is {@code <expireAt>,<version>,<payload>}. Redis 6 has no expiry per hash field, so:
+ * cluster slot. A tile is the field {@code f<start>} (fine), {@code m<start>} (mid) or {@code
+ * c<start>} (coarse) whose value is {@code <expireAt>,<version>,<payload>}. Redis 6 has no expiry
+ * per hash field, so:
  *
  * <ul>
  *   <li>readers skip fields whose {@code expireAt} has passed (the contract: an expired tile is
@@ -127,7 +128,12 @@ public final class RedisOnlineStore implements OnlineStore {
     }
 
     static String field(Level level, long start) {
-        return (level == Level.FINE ? "f" : "c") + start;
+        return switch (level) {
+                    case FINE -> "f";
+                    case MID -> "m";
+                    case COARSE -> "c";
+                }
+                + start;
     }
 
     @Override
@@ -206,7 +212,7 @@ public final class RedisOnlineStore implements OnlineStore {
                     KeyValue<byte[], byte[]> kv = values.get(j);
                     byte[] payload = kv.hasValue() ? livePayload(kv.getValue(), now) : null;
                     if (payload != null) {
-                        (names.fine[j] ? f.fine() : f.coarse()).put(names.starts[j], payload);
+                        f.of(names.levels[j]).put(names.starts[j], payload);
                     }
                 }
             }
@@ -216,22 +222,21 @@ public final class RedisOnlineStore implements OnlineStore {
     }
 
     /** The hash fields of runs of tiles: names, and the level and start of each. */
-    private record Fields(byte[][] names, boolean[] fine, long[] starts) {
+    private record Fields(byte[][] names, Level[] levels, long[] starts) {
         static Fields of(List<TileRange> ranges) {
             List<byte[]> names = new ArrayList<>();
-            List<Boolean> fine = new ArrayList<>();
+            List<Level> levels = new ArrayList<>();
             List<Long> starts = new ArrayList<>();
             for (TileRange r : ranges) {
                 for (long s = r.from(); s < r.to(); s += r.step()) {
                     names.add(field(r.level(), s).getBytes(StandardCharsets.US_ASCII));
-                    fine.add(r.level() == Level.FINE);
+                    levels.add(r.level());
                     starts.add(s);
                 }
             }
-            boolean[] f = new boolean[fine.size()];
+            Level[] f = levels.toArray(new Level[0]);
             long[] st = new long[starts.size()];
-            for (int i = 0; i < f.length; i++) {
-                f[i] = fine.get(i);
+            for (int i = 0; i < st.length; i++) {
                 st[i] = starts.get(i);
             }
             return new Fields(names.toArray(byte[][]::new), f, st);

@@ -51,10 +51,29 @@ class CoarsePartialsTest {
 
     @Test
     void refusesACoarseTileOfAnotherLayoutNamingTheRebuild() {
-        byte[] older = {1, 0, 0};
-        assertThatThrownBy(() -> TileCodec.decodeCoarse(older))
+        for (byte format : new byte[] {1, 2}) { // by feature name; without mid tiles
+            byte[] older = {format, 0, 0};
+            assertThatThrownBy(() -> TileCodec.decodeCoarse(older))
+                    .isInstanceOf(UncheckedIOException.class)
+                    .hasMessageContaining("tile format " + format)
+                    .hasMessageContaining("sluice features --rebuild");
+        }
+    }
+
+    /** A store written before mid tiles existed has fine tiles of format 1: a read would miss. */
+    @Test
+    void refusesAFineTileOfAStoreWithoutMidTilesNamingTheRebuild() {
+        byte[] older = {1, 0, 0, 0, 0};
+        assertThatThrownBy(() -> TileCodec.decodeFine(0, older))
                 .isInstanceOf(UncheckedIOException.class)
                 .hasMessageContaining("tile format 1")
                 .hasMessageContaining("sluice features --rebuild");
+        Tile tile = new Tile(0);
+        tile.add(new EventEntry(5, "a", new Object[] {1L}));
+        List<EventEntry> read = TileCodec.decodeFine(0, TileCodec.encodeFine(tile)).events();
+        assertThat(read).hasSize(1);
+        assertThat(read.get(0).ts()).isEqualTo(5);
+        assertThat(read.get(0).id()).isEqualTo("a");
+        assertThat(read.get(0).values()).containsExactly(1L);
     }
 }

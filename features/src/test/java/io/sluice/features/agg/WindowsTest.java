@@ -20,33 +20,57 @@ class WindowsTest {
 
     @Test
     void aDayOfMinuteTilesIsReadFromBoundedTilesThatCoverItExactly() {
-        for (long offset : new long[] {0, 1, 17, 59, 60, 61, 1439}) {
-            long from = 1_000 * HOUR + offset * MINUTE;
-            long to = from + 24 * HOUR;
-            Windows.Cover cover = Windows.cover(from, to, MINUTE, HOUR);
-            assertThat(cover.coarse().size()).isLessThanOrEqualTo(24);
-            assertThat(cover.fine().size()).isLessThanOrEqualTo(2 * 59);
-            // Every minute of [from, to) is covered exactly once.
-            List<Long> minutes = new ArrayList<>(cover.fine());
-            for (long c : cover.coarse()) {
-                assertThat(c % HOUR).isZero();
-                for (long m = c; m < c + HOUR; m += MINUTE) {
-                    minutes.add(m);
+        assertThat(Windows.midSize(MINUTE, HOUR)).isEqualTo(6 * MINUTE);
+        for (long length :
+                new long[] {24 * HOUR, 7 * HOUR + 13 * MINUTE, 59 * MINUTE, 5 * MINUTE}) {
+            for (long offset : new long[] {0, 1, 5, 6, 17, 59, 60, 61, 1439}) {
+                long from = 1_000 * HOUR + offset * MINUTE;
+                long to = from + length;
+                Windows.Cover cover = Windows.cover(from, to, MINUTE, HOUR);
+                assertThat(cover.coarse().size()).isLessThanOrEqualTo(24);
+                assertThat(cover.mid().size()).isLessThanOrEqualTo(2 * 9);
+                assertThat(cover.fine().size()).isLessThanOrEqualTo(2 * 5);
+                // Every minute of [from, to) is covered exactly once.
+                List<Long> minutes = new ArrayList<>(cover.fine());
+                for (long c : cover.coarse()) {
+                    assertThat(c % HOUR).isZero();
+                    for (long m = c; m < c + HOUR; m += MINUTE) {
+                        minutes.add(m);
+                    }
                 }
+                for (long c : cover.mid()) {
+                    assertThat(c % (6 * MINUTE)).isZero();
+                    for (long m = c; m < c + 6 * MINUTE; m += MINUTE) {
+                        minutes.add(m);
+                    }
+                }
+                minutes.sort(null);
+                List<Long> expected = new ArrayList<>();
+                for (long m = from; m < to; m += MINUTE) {
+                    expected.add(m);
+                }
+                assertThat(minutes).as("[%d, %d)", from, to).isEqualTo(expected);
             }
-            minutes.sort(null);
-            List<Long> expected = new ArrayList<>();
-            for (long m = from; m < to; m += MINUTE) {
-                expected.add(m);
-            }
-            assertThat(minutes).isEqualTo(expected);
         }
+    }
+
+    @Test
+    void theMidTileDividesTheCoarseTileNearItsSquareRoot() {
+        assertThat(Windows.midSize(1, 60)).isEqualTo(6);
+        assertThat(Windows.midSize(2, 8)).isEqualTo(4); // two fine tiles, half a coarse one
+        assertThat(Windows.midSize(1, 100)).isEqualTo(10);
+        assertThat(Windows.midSize(1, 7)).isEqualTo(7); // no divisor: no mid tiles
+        assertThat(Windows.midSize(5, 5)).isEqualTo(5);
+        Windows.Cover prime = Windows.cover(3, 40, 1, 7);
+        assertThat(prime.mid()).isEmpty();
+        assertThat(prime.coarse()).containsExactly(7L, 14L, 21L, 28L);
     }
 
     @Test
     void shortWindowsAreReadFromFineTilesOnly() {
         Windows.Cover cover = Windows.cover(10 * MINUTE, 15 * MINUTE, MINUTE, HOUR);
         assertThat(cover.coarse()).isEmpty();
+        assertThat(cover.mid()).isEmpty();
         assertThat(cover.fine())
                 .containsExactly(10 * MINUTE, 11 * MINUTE, 12 * MINUTE, 13 * MINUTE, 14 * MINUTE);
     }
@@ -72,6 +96,7 @@ class WindowsTest {
             Windows.value(day, cover, recording(read));
             List<String> planned = new ArrayList<>();
             cover.coarse().forEach(s -> planned.add("coarse " + s));
+            cover.mid().forEach(s -> planned.add("mid " + s));
             cover.fine().forEach(s -> planned.add("fine " + s));
             if (cover.hasHead()) {
                 planned.add("head " + cover.headStart() + " " + t);
@@ -223,6 +248,12 @@ class WindowsTest {
             @Override
             public Partial coarse(long start, FeatureDef feature) {
                 read.add("coarse " + start);
+                return new Partial();
+            }
+
+            @Override
+            public Partial mid(long start, FeatureDef feature) {
+                read.add("mid " + start);
                 return new Partial();
             }
 

@@ -142,10 +142,10 @@ class TileAggregatorTest {
     }
 
     /**
-     * Publishes each changed fine tile and its coarse tile once per publish delay; a late event in
-     * a retained tile updates, re-publishes and re-logs it; an event whose tile has expired changes
-     * nothing; and once the watermark passes every tile's expiry, no keyed state or event-time
-     * timer is left.
+     * Publishes each changed fine tile and its mid and coarse tiles once per publish delay; a late
+     * event in a retained tile updates, re-publishes and re-logs it; an event whose tile has
+     * expired changes nothing; and once the watermark passes every tile's expiry, no keyed state or
+     * event-time timer is left.
      */
     @org.junit.jupiter.api.Test
     void shouldPublishHandleLateEventsAndDrainStateAndTimersAtExpiry() throws Exception {
@@ -161,17 +161,21 @@ class TileAggregatorTest {
             h.processElement(new StreamRecord<>(first, first.eventTime));
             h.processElement(new StreamRecord<>(second, second.eventTime));
             assertThat(h.extractOutputValues()).as("nothing before the publish delay").isEmpty();
-            // Per fine tile its end and its expiry, and the coarse tile's expiry.
-            assertThat(h.numEventTimeTimers()).isEqualTo(5);
+            // Per fine tile its end and its expiry, and the mid and coarse tiles' expiries.
+            assertThat(h.numEventTimeTimers()).isEqualTo(6);
 
             h.setProcessingTime(TileAggregator.PUBLISH_DELAY_MILLIS);
             Map<OnlineStore.TileKey, TileUpdate> published = latest(h.extractOutputValues());
-            assertThat(h.extractOutputValues()).hasSize(3);
+            assertThat(h.extractOutputValues()).hasSize(4);
             assertThat(published.keySet())
                     .containsExactlyInAnyOrder(
                             key(view, OnlineStore.Level.FINE, T0),
                             key(view, OnlineStore.Level.FINE, T0 + minute),
+                            key(view, OnlineStore.Level.MID, T0),
                             key(view, OnlineStore.Level.COARSE, T0));
+            TileUpdate mid = published.get(key(view, OnlineStore.Level.MID, T0));
+            assertThat(mid.expireAt).isEqualTo(T0 + view.midMillis() + 2 * view.ttlMillis());
+            assertThat(countIn(mid, count)).isEqualTo(2L);
             TileUpdate coarse = published.get(key(view, OnlineStore.Level.COARSE, T0));
             assertThat(coarse.expireAt).isEqualTo(T0 + view.coarseMillis() + 2 * view.ttlMillis());
             assertThat(coarse.newestEventTime).isEqualTo(second.eventTime);
@@ -187,8 +191,12 @@ class TileAggregatorTest {
             assertThat(republished.keySet())
                     .containsExactlyInAnyOrder(
                             key(view, OnlineStore.Level.FINE, T0),
+                            key(view, OnlineStore.Level.MID, T0),
                             key(view, OnlineStore.Level.COARSE, T0));
             assertThat(republished.get(key(view, OnlineStore.Level.FINE, T0)).version).isEqualTo(2);
+            TileUpdate midAgain = republished.get(key(view, OnlineStore.Level.MID, T0));
+            assertThat(midAgain.version).isEqualTo(3);
+            assertThat(countIn(midAgain, count)).isEqualTo(3L);
             TileUpdate coarseAgain = republished.get(key(view, OnlineStore.Level.COARSE, T0));
             assertThat(coarseAgain.version).isEqualTo(3);
             assertThat(countIn(coarseAgain, count)).isEqualTo(3L);
@@ -203,9 +211,9 @@ class TileAggregatorTest {
             assertThat(logged).containsExactly("1@1", "1@1", "2@2");
             h.getOutput().clear();
 
-            // The fine tiles expire (the coarse one is still retained): they are evicted.
+            // The fine tiles expire (the mid and coarse ones are still retained): they are evicted.
             h.processWatermark(TileWrites.expiry(view, T0 + minute, minute));
-            assertThat(h.numEventTimeTimers()).isEqualTo(1);
+            assertThat(h.numEventTimeTimers()).isEqualTo(2);
             Event tooLate = event(table, "too-late", T0 + 30_000, 9.0f);
             h.processElement(new StreamRecord<>(tooLate, tooLate.eventTime));
             h.setProcessingTime(3 * TileAggregator.PUBLISH_DELAY_MILLIS);

@@ -225,6 +225,12 @@ class FeatureReaderTest {
             }
 
             @Override
+            public Partial mid(long start, FeatureDef feature) {
+                read.add(key(OnlineStore.Level.MID, start));
+                return new Partial();
+            }
+
+            @Override
             public Partial head(long start, long before, FeatureDef feature) {
                 read.add(key(OnlineStore.Level.FINE, start));
                 return new Partial();
