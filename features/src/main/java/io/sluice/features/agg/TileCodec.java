@@ -4,8 +4,12 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -60,8 +64,9 @@ public final class TileCodec {
     }
 
     public static Tile decodeFine(long start, byte[] payload) {
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
-            checkFormat(in);
+        try {
+            In in = new In(payload);
+            checkFormat(in, FORMAT);
             int n = in.readInt();
             ArrayList<EventEntry> events = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -109,7 +114,8 @@ public final class TileCodec {
 
     /** A coarse tile's partials by partial key. */
     public static Map<String, Partial> decodeCoarse(byte[] payload) {
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
+        try {
+            In in = new In(payload);
             checkFormat(in, COARSE_FORMAT);
             int n = in.readShort();
             Map<String, Partial> partials = new LinkedHashMap<>();
@@ -133,11 +139,7 @@ public final class TileCodec {
         }
     }
 
-    private static void checkFormat(DataInputStream in) throws IOException {
-        checkFormat(in, FORMAT);
-    }
-
-    private static void checkFormat(DataInputStream in, byte expected) throws IOException {
+    private static void checkFormat(In in, byte expected) throws IOException {
         byte format = in.readByte();
         if (format != expected) {
             throw new IOException(
@@ -165,7 +167,7 @@ public final class TileCodec {
         }
     }
 
-    private static Object readValue(DataInputStream in) throws IOException {
+    private static Object readValue(In in) throws IOException {
         byte tag = in.readByte();
         return switch (tag) {
             case NULL -> null;
@@ -174,5 +176,84 @@ public final class TileCodec {
             case STRING -> in.readUTF();
             default -> throw new IOException("unknown value tag " + tag);
         };
+    }
+
+    /**
+     * Reads what {@link DataOutputStream} wrote, straight from the array: a read decodes dozens of
+     * tiles per entity, and {@link DataInputStream} over a {@link ByteArrayInputStream} costs a
+     * synchronized call per field and two buffers per tile.
+     */
+    private static final class In {
+        private final ByteBuffer buffer;
+
+        In(byte[] payload) {
+            buffer = ByteBuffer.wrap(payload); // big-endian, as DataOutputStream writes
+        }
+
+        byte readByte() throws IOException {
+            try {
+                return buffer.get();
+            } catch (BufferUnderflowException e) {
+                throw truncated();
+            }
+        }
+
+        boolean readBoolean() throws IOException {
+            return readByte() != 0;
+        }
+
+        short readShort() throws IOException {
+            try {
+                return buffer.getShort();
+            } catch (BufferUnderflowException e) {
+                throw truncated();
+            }
+        }
+
+        int readInt() throws IOException {
+            try {
+                return buffer.getInt();
+            } catch (BufferUnderflowException e) {
+                throw truncated();
+            }
+        }
+
+        long readLong() throws IOException {
+            try {
+                return buffer.getLong();
+            } catch (BufferUnderflowException e) {
+                throw truncated();
+            }
+        }
+
+        double readDouble() throws IOException {
+            return Double.longBitsToDouble(readLong());
+        }
+
+        /** {@link DataInputStream#readUTF}: a length, then modified UTF-8 (ASCII as is). */
+        String readUTF() throws IOException {
+            int length = Short.toUnsignedInt(readShort());
+            if (length > buffer.remaining()) {
+                throw truncated();
+            }
+            byte[] array = buffer.array();
+            int from = buffer.arrayOffset() + buffer.position();
+            boolean ascii = true;
+            for (int i = from; i < from + length && ascii; i++) {
+                ascii = array[i] > 0; // modified UTF-8 writes NUL as two bytes
+            }
+            String text =
+                    ascii
+                            ? new String(array, from, length, StandardCharsets.ISO_8859_1)
+                            : new DataInputStream(
+                                            new ByteArrayInputStream(array, from - 2, length + 2))
+                                    .readUTF();
+            buffer.position(buffer.position() + length);
+            return text;
+        }
+
+        private static IOException truncated() {
+            return new EOFException("the tile ends before its last field");
+        }
     }
 }

@@ -7,6 +7,7 @@ import io.sluice.config.Aggregation;
 import io.sluice.config.FeatureType;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -68,12 +69,38 @@ class CoarsePartialsTest {
                 .isInstanceOf(UncheckedIOException.class)
                 .hasMessageContaining("tile format 1")
                 .hasMessageContaining("sluice features --rebuild");
+    }
+
+    /** Tiles decode to what was encoded: ASCII, other text and NUL, numbers and nulls. */
+    @Test
+    void decodesWhatItEncodes() {
         Tile tile = new Tile(0);
-        tile.add(new EventEntry(5, "a", new Object[] {1L}));
+        tile.add(new EventEntry(5, "a", new Object[] {1L, 2.5, "toys", null}));
+        tile.add(new EventEntry(7, "ä\u0000日本", new Object[] {-3L, -0.0, "café\u0000", null}));
         List<EventEntry> read = TileCodec.decodeFine(0, TileCodec.encodeFine(tile)).events();
-        assertThat(read).hasSize(1);
-        assertThat(read.get(0).ts()).isEqualTo(5);
-        assertThat(read.get(0).id()).isEqualTo("a");
-        assertThat(read.get(0).values()).containsExactly(1L);
+        assertThat(read).hasSize(2);
+        for (int i = 0; i < 2; i++) {
+            assertThat(read.get(i).ts()).isEqualTo(tile.events().get(i).ts());
+            assertThat(read.get(i).id()).isEqualTo(tile.events().get(i).id());
+            assertThat(read.get(i).values()).containsExactly(tile.events().get(i).values());
+        }
+        assertThatThrownBy(
+                        () ->
+                                TileCodec.decodeFine(
+                                        0, Arrays.copyOf(TileCodec.encodeFine(tile), 30)))
+                .isInstanceOf(UncheckedIOException.class);
+        ViewDef view = new ViewDef("v", 1, 4, 100, List.of("x"), List.of());
+        Map<String, Partial> partials = new java.util.LinkedHashMap<>();
+        Partial p = new Partial();
+        p.add(
+                new FeatureDef("l", Aggregation.LAST, 0, 10, FeatureType.STRING, false),
+                new EventEntry(3, "ïd", new Object[] {"välue"}));
+        partials.put("#0", p);
+        Map<String, Partial> decoded = TileCodec.decodeCoarse(TileCodec.encodeCoarse(partials));
+        assertThat(decoded.keySet()).containsExactly("#0");
+        assertThat(decoded.get("#0").lastId).isEqualTo("ïd");
+        assertThat(decoded.get("#0").last).isEqualTo("välue");
+        assertThat(decoded.get("#0").count).isEqualTo(1);
+        assertThat(view.midMillis()).isEqualTo(2);
     }
 }
