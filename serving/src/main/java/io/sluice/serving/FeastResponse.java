@@ -1,11 +1,12 @@
 package io.sluice.serving;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.online.FeatureReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -60,63 +61,94 @@ public final class FeastResponse {
         return full ? ref.view() + "__" + ref.feature() : ref.feature();
     }
 
-    /** The response to {@code request}, whose read returned {@code vectors} in entity order. */
-    public static ObjectNode of(
-            ObjectMapper mapper, OnlineRequest request, List<FeatureReader.Vector> vectors) {
-        ObjectNode root = mapper.createObjectNode();
-        ArrayNode names = root.putObject("metadata").putArray("feature_names");
-        ArrayNode results = root.putArray("results");
+    /**
+     * The response to {@code request}, whose read returned {@code vectors} in entity order, as
+     * UTF-8 JSON bytes. Written as a stream, without a tree: a response of 100 entities × 50
+     * features is 15,000 values, statuses and times.
+     */
+    public static byte[] json(
+            ObjectMapper mapper, OnlineRequest request, List<FeatureReader.Vector> vectors)
+            throws IOException {
+        ByteArrayOutputStream bytes =
+                new ByteArrayOutputStream(256 + 64 * vectors.size() * request.features().size());
         Map<Long, String> timestamps = new HashMap<>();
-        names.add(request.entityName());
-        ObjectNode keys = results.addObject();
-        ArrayNode keyValues = keys.putArray("values");
-        ArrayNode keyStatuses = keys.putArray("statuses");
-        ArrayNode keyTimes = keys.putArray("event_timestamps");
-        for (JsonNode key : request.keys()) {
-            keyValues.add(key);
-            keyStatuses.add(FeastStatus.PRESENT.name());
-            keyTimes.add(NO_TIME);
-        }
-        for (int f = 0; f < request.features().size(); f++) {
-            names.add(name(request.features().get(f), request.fullFeatureNames()));
-            ObjectNode column = results.addObject();
-            ArrayNode values = column.putArray("values");
-            ArrayNode statuses = column.putArray("statuses");
-            ArrayNode times = column.putArray("event_timestamps");
-            for (FeatureReader.Vector v : vectors) {
-                FeatureValue value = v.values().get(f);
-                addValue(mapper, values, value.value());
-                statuses.add(status(value).name());
-                times.add(
-                        value.eventTime() < 0
-                                ? NO_TIME
-                                // An entity's features mostly share a few event times.
-                                : timestamps.computeIfAbsent(
-                                        value.eventTime(),
-                                        t -> Instant.ofEpochMilli(t).toString()));
+        try (JsonGenerator out = mapper.getFactory().createGenerator(bytes)) {
+            out.writeStartObject();
+            out.writeObjectFieldStart("metadata");
+            out.writeArrayFieldStart("feature_names");
+            out.writeString(request.entityName());
+            for (FeatureReader.FeatureRef f : request.features()) {
+                out.writeString(name(f, request.fullFeatureNames()));
             }
+            out.writeEndArray();
+            out.writeEndObject();
+            out.writeArrayFieldStart("results");
+            out.writeStartObject();
+            out.writeArrayFieldStart("values");
+            for (JsonNode key : request.keys()) {
+                out.writeTree(key);
+            }
+            out.writeEndArray();
+            out.writeArrayFieldStart("statuses");
+            for (int i = 0; i < request.keys().size(); i++) {
+                out.writeString(FeastStatus.PRESENT.name());
+            }
+            out.writeEndArray();
+            out.writeArrayFieldStart("event_timestamps");
+            for (int i = 0; i < request.keys().size(); i++) {
+                out.writeString(NO_TIME);
+            }
+            out.writeEndArray();
+            out.writeEndObject();
+            for (int f = 0; f < request.features().size(); f++) {
+                out.writeStartObject();
+                out.writeArrayFieldStart("values");
+                for (FeatureReader.Vector v : vectors) {
+                    writeValue(out, v.values().get(f).value());
+                }
+                out.writeEndArray();
+                out.writeArrayFieldStart("statuses");
+                for (FeatureReader.Vector v : vectors) {
+                    out.writeString(status(v.values().get(f)).name());
+                }
+                out.writeEndArray();
+                out.writeArrayFieldStart("event_timestamps");
+                for (FeatureReader.Vector v : vectors) {
+                    long time = v.values().get(f).eventTime();
+                    // An entity's features mostly share a few event times.
+                    out.writeString(
+                            time < 0
+                                    ? NO_TIME
+                                    : timestamps.computeIfAbsent(
+                                            time, t -> Instant.ofEpochMilli(t).toString()));
+                }
+                out.writeEndArray();
+                out.writeEndObject();
+            }
+            out.writeEndArray();
+            out.writeEndObject();
         }
-        return root;
+        return bytes.toByteArray();
     }
 
-    private static void addValue(ObjectMapper mapper, ArrayNode values, Object value) {
+    private static void writeValue(JsonGenerator out, Object value) throws IOException {
         // The types Values.as gives; anything else goes through Jackson's own conversion.
         if (value == null) {
-            values.addNull();
+            out.writeNull();
         } else if (value instanceof Float f) {
             // The exact value of the float32, as `sluice get --json` prints it: 12.99f is
             // 12.989999771118164, which a double reader of the warehouse's FLOAT column sees too.
-            values.add(f.doubleValue());
+            out.writeNumber(f.doubleValue());
         } else if (value instanceof Double d) {
-            values.add(d);
+            out.writeNumber(d);
         } else if (value instanceof Long l) {
-            values.add(l);
+            out.writeNumber(l);
         } else if (value instanceof Integer i) {
-            values.add(i);
+            out.writeNumber(i);
         } else if (value instanceof String text) {
-            values.add(text);
+            out.writeString(text);
         } else {
-            values.add(mapper.valueToTree(value));
+            out.writeObject(value);
         }
     }
 }

@@ -177,7 +177,13 @@ public final class FeatureServer implements AutoCloseable {
         readStore(
                 ctx,
                 () -> reader.read(request.features(), request.entities(), at),
-                vectors -> encode(FeastResponse.of(mapper, request, vectors)),
+                vectors -> {
+                    try {
+                        return Buffer.buffer(FeastResponse.json(mapper, request, vectors));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e); // a server error (500), not a 503
+                    }
+                },
                 body ->
                         ctx.response()
                                 .setStatusCode(200)
@@ -245,15 +251,6 @@ public final class FeatureServer implements AutoCloseable {
         String text = root.getMessage() == null ? "no reason given" : root.getMessage();
         int nl = text.indexOf('\n');
         return nl < 0 ? text : text.substring(0, nl);
-    }
-
-    /** {@code body} as JSON bytes; failing to encode is a server error (500), not a 503. */
-    private Buffer encode(ObjectNode body) {
-        try {
-            return Buffer.buffer(mapper.writeValueAsBytes(body));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private ObjectNode status(String status) {

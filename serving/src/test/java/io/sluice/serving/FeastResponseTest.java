@@ -66,7 +66,8 @@ class FeastResponseTest {
                                         new FeatureValue(0.0f, Status.OK, -1),
                                         new FeatureValue(null, Status.EMPTY_WINDOW, -1))));
 
-        String text = mapper.writeValueAsString(FeastResponse.of(mapper, request, vectors));
+        String text =
+                new String(FeastResponse.json(mapper, request, vectors), StandardCharsets.UTF_8);
         JsonNode back = mapper.readTree(text);
 
         assertThat(back.fieldNames()).toIterable().containsExactly("metadata", "results");

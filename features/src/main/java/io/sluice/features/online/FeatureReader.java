@@ -14,9 +14,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
 
@@ -225,11 +227,17 @@ public final class FeatureReader {
         final TreeSet<Long> coarse = new TreeSet<>();
         final TreeSet<Long> mid = new TreeSet<>();
 
+        /** The covers added: the features of one window share one. */
+        private final Set<Windows.Cover> covers = new HashSet<>();
+
         Asked(ViewDef view) {
             this.view = view;
         }
 
         void add(Windows.Cover cover) {
+            if (!covers.add(cover)) {
+                return;
+            }
             fine.addAll(cover.fine());
             coarse.addAll(cover.coarse());
             mid.addAll(cover.mid());
