@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
@@ -38,6 +39,7 @@ final class OpenLoop {
      * @param planned calls the load was to make
      * @param calls calls made: fewer than planned when the load stopped for overload
      * @param errors calls that failed
+     * @param firstError what the first failed call failed with, or null
      * @param unfinished calls that had not completed when the drain ended
      * @param seconds from the first call's intended send time to the last completion (or the end of
      *     the drain)
@@ -47,6 +49,7 @@ final class OpenLoop {
             int planned,
             int calls,
             long errors,
+            String firstError,
             long unfinished,
             double seconds) {
 
@@ -94,6 +97,7 @@ final class OpenLoop {
         // 0: open, 1: completed, 2: given up at the end of the drain.
         AtomicIntegerArray state = new AtomicIntegerArray(planned);
         AtomicLong errors = new AtomicLong();
+        AtomicReference<String> firstError = new AtomicReference<>();
         AtomicLong open = new AtomicLong();
         AtomicLong last = new AtomicLong();
         long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
@@ -129,6 +133,7 @@ final class OpenLoop {
                             last.accumulateAndGet(now, Math::max);
                             if (failure != null) {
                                 errors.incrementAndGet();
+                                firstError.compareAndSet(null, reason(failure));
                             }
                             open.decrementAndGet();
                         }
@@ -152,7 +157,18 @@ final class OpenLoop {
                 planned,
                 made,
                 errors.get(),
+                firstError.get(),
                 unfinished,
                 Math.max(1, last.get() - start) / 1e9);
+    }
+
+    /** A failure's own message, without the wrappers a completion stage adds. */
+    private static String reason(Throwable failure) {
+        Throwable cause = failure;
+        while (cause instanceof java.util.concurrent.CompletionException
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause.getMessage() == null ? cause.toString() : cause.getMessage();
     }
 }

@@ -381,6 +381,10 @@ public final class ServeBenchmark {
         int stoppedBefore;
         long requests;
         long errors;
+
+        /** The first failure of each load that had one. */
+        final List<String> failures = new ArrayList<>();
+
         long unfinished;
         long serverCounted;
 
@@ -401,6 +405,14 @@ public final class ServeBenchmark {
             rawAnswered.add(raw.answeredPerSecond());
             requests += client.calls() + raw.calls();
             errors += client.errors() + raw.errors();
+            for (var side : List.of(Map.entry("HTTP", client), Map.entry("raw read", raw))) {
+                if (side.getValue().firstError() != null) {
+                    failures.add(
+                            String.format(
+                                    "run %d %s: %s",
+                                    p50.size(), side.getKey(), side.getValue().firstError()));
+                }
+            }
             unfinished += client.unfinished() + raw.unfinished();
             serverCounted += http.server().count();
             for (var side : List.of(Map.entry("HTTP", client), Map.entry("raw read", raw))) {
@@ -476,6 +488,9 @@ public final class ServeBenchmark {
                                     + " unanswered after the %d s drain; the server's histogram"
                                     + " counted %,d HTTP requests.",
                             name, requests, errors, unfinished, DRAIN.toSeconds(), serverCounted);
+            if (!failures.isEmpty()) {
+                text += " First failures: " + String.join("; ", failures) + ".";
+            }
             if (!stopped.isEmpty()) {
                 text +=
                         String.format(
@@ -498,8 +513,10 @@ public final class ServeBenchmark {
                         "`./sluice bench serve --runs %d --duration %d --step %d --entities %d`"
                                 + " starts a local Redis (Redis 6.2, loopback) holding the"
                                 + " 50-feature view of the features benchmark (count, sum, min, max"
-                                + " and avg over 5 minutes to 24 hours, 1-minute tiles, 1-hour"
-                                + " coarse tiles; 1,000 entities of 60 events each over the last 25"
+                                + " and avg over 5 minutes to 24 hours, 1-minute tiles, 6-minute"
+                                + " mid and 1-hour coarse tiles, so a read names 29 to 85 tile"
+                                + " fields per entity; 1,000 entities of 60 events each over the"
+                                + " last 25"
                                 + " hours) and the feature server in the same JVM on 127.0.0.1,"
                                 + " then loads it from a Vert.x HTTP client in that JVM too (one"
                                 + " event loop, keep-alive, at most %d connections) on an open"

@@ -40,6 +40,7 @@ class OpenLoopTest {
         assertThat(result.calls()).isEqualTo(10);
         assertThat(result.latencies().getTotalCount()).isEqualTo(10);
         assertThat(result.errors()).isEqualTo(2);
+        assertThat(result.firstError()).isIn("refused", "cannot send");
         assertThat(result.unfinished()).isEqualTo(1);
         assertThat(result.clean()).isFalse();
     }
