@@ -236,6 +236,7 @@ class IngestITCase {
         List<String> validViews = new ArrayList<>();
         List<String> validCarts = new ArrayList<>();
         Map<String, String> badReasons = new HashMap<>(); // value digest -> expected reason
+        int noiseRecords = 0; // two noise records may be equal (short Avro ones are a prefix)
         for (int i = 0; i < 60; i++) {
             String id = "v-" + i;
             validViews.add(id);
@@ -261,6 +262,7 @@ class IngestITCase {
                 var parsed = (avro ? cartParser : viewParser).parse("t", 0, 0, 0, null, noise);
                 assertThat(parsed.isValid()).as("seed %d: noise is invalid", seed).isFalse();
                 badReasons.put(digest(noise), parsed.deadLetter.reason);
+                noiseRecords++;
                 records.add(new ProducerRecord<>(avro ? carts.topic() : views.topic(), noise));
             }
         }
@@ -296,7 +298,7 @@ class IngestITCase {
                 Topics.readAll(KAFKA.bootstrap(), DeadLetterSerializer.topicFor(views.topic())));
         dead.addAll(
                 Topics.readAll(KAFKA.bootstrap(), DeadLetterSerializer.topicFor(carts.topic())));
-        assertThat(dead).as("seed %d", seed).hasSize(badReasons.size() + 2);
+        assertThat(dead).as("seed %d", seed).hasSize(noiseRecords + 2);
         int truncated = 0;
         for (ConsumerRecord<byte[], byte[]> d : dead) {
             String reason = Topics.header(d, DeadLetterSerializer.REASON);
