@@ -152,12 +152,22 @@ final class RedisConnection implements AutoCloseable {
     }
 
     /**
-     * Sends {@code n} commands in one flush (one round trip per node) and returns their futures;
-     * {@code command} may return null for a command it skips.
+     * Sends {@code n} commands without waiting between them (to one server in one flush) and
+     * returns their futures; {@code command} may return null for a command it skips.
      */
     <T> List<RedisFuture<T>> pipelined(int n, Command<T> command) throws IOException {
         Connected c = connected();
         List<RedisFuture<T>> futures = new ArrayList<>(n);
+        if (c.connection() instanceof StatefulRedisClusterConnection) {
+            // A cluster connection's commands go out as they are issued, still without waiting
+            // for each other's replies. Auto-flush stays on: a command redirected (MOVED, ASK)
+            // while it is off is queued on a node connection that nothing flushes, and waits
+            // until it times out.
+            for (int i = 0; i < n; i++) {
+                futures.add(command.send(c.commands(), i));
+            }
+            return futures;
+        }
         synchronized (pipeline) {
             c.connection().setAutoFlushCommands(false);
             try {
