@@ -90,51 +90,6 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
         }
     }
 
-    /** How many rows of a view miss one hour, and the first few of them. */
-    record Missing(String view, long hour, long rows, List<String[]> examples) {
-
-        /** The accumulator's text of one example: view, hour, row, entity, time. */
-        static String text(String view, long hour, long row, String entity, Instant time) {
-            return String.join(
-                    "\t", view, Long.toString(hour), Long.toString(row), entity, time.toString());
-        }
-
-        /** Merges the examples and counts the subtasks reported, by (view, hour). */
-        static List<Missing> merge(List<String> texts) {
-            Map<String, List<String[]>> examples = new TreeMap<>();
-            Map<String, Long> counts = new HashMap<>();
-            for (String t : texts) {
-                String[] f = t.split("\t", -1);
-                String group = f[0] + "\t" + f[1];
-                if (f[2].isEmpty()) { // a count: view, hour, "", n
-                    counts.merge(group, Long.parseLong(f[3]), Long::sum);
-                } else {
-                    examples.computeIfAbsent(group, g -> new ArrayList<>()).add(f);
-                }
-            }
-            List<Missing> out = new ArrayList<>();
-            counts.forEach(
-                    (group, n) -> {
-                        String[] g = group.split("\t");
-                        List<String[]> ex =
-                                new ArrayList<>(examples.getOrDefault(group, List.of()));
-                        ex.sort((a, b) -> Long.compare(Long.parseLong(a[2]), Long.parseLong(b[2])));
-                        out.add(
-                                new Missing(
-                                        g[0],
-                                        Long.parseLong(g[1]),
-                                        n,
-                                        List.copyOf(ex.subList(0, Math.min(EXAMPLES, ex.size())))));
-                    });
-            out.sort(
-                    (a, b) ->
-                            a.hour != b.hour
-                                    ? Long.compare(a.hour, b.hour)
-                                    : a.view.compareTo(b.view));
-            return out;
-        }
-    }
-
     /** Keeps the rows of the request's entity sample (of the first view's entities). */
     static final class InSample extends RichFilterFunction<GenericRecord> {
         private static final long serialVersionUID = 1L;
@@ -360,7 +315,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
         if (first.size() < EXAMPLES || row < first.lastKey()) {
             first.put(
                     row,
-                    Missing.text(
+                    MissingRows.text(
                             vp.view.name(),
                             hour,
                             row,

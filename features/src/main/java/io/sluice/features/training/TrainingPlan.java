@@ -279,7 +279,7 @@ final class TrainingPlan {
      * hour (the first few spine rows with their entity and time), and why the hour is not whole.
      */
     String refusal(TrainingSetJob.Outcome outcome) {
-        List<PointInTimeFunction.Missing> groups = outcome.incomplete();
+        List<MissingRows> groups = outcome.incomplete();
         StringBuilder message =
                 new StringBuilder(
                         String.format(
@@ -287,8 +287,7 @@ final class TrainingPlan {
                                         + " hold whole, so their features would be computed from"
                                         + " part of the data:",
                                 outcome.incompleteRows(), outcome.rows()));
-        for (PointInTimeFunction.Missing m :
-                groups.subList(0, Math.min(GROUPS_SHOWN, groups.size()))) {
+        for (MissingRows m : groups.subList(0, Math.min(GROUPS_SHOWN, groups.size()))) {
             View vp = view(m.view());
             CompleteHours.Coverage c = vp.coverage;
             message.append(

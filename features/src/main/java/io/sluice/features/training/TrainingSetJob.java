@@ -50,7 +50,7 @@ final class TrainingSetJob {
             Map<String, Map<Status, Long>> statuses,
             List<String> partitions,
             List<Path> files,
-            List<PointInTimeFunction.Missing> incomplete,
+            List<MissingRows> incomplete,
             long rows,
             long incompleteRows) {}
 
@@ -134,8 +134,7 @@ final class TrainingSetJob {
         List<String> partitions = new ArrayList<>(new TreeSet<>(list(accumulators, "partitions")));
         List<Path> files =
                 new TreeSet<>(list(accumulators, "files")).stream().map(Path::of).toList();
-        List<PointInTimeFunction.Missing> incomplete =
-                PointInTimeFunction.Missing.merge(list(accumulators, "incomplete"));
+        List<MissingRows> incomplete = MissingRows.merge(list(accumulators, "incomplete"));
         return new Outcome(
                 statuses,
                 partitions,
