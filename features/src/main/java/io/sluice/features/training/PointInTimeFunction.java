@@ -116,6 +116,12 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
         }
     }
 
+    /**
+     * The job's counter of (view, entity) pairs whose tiles a subtask built: one per entity of a
+     * chunk, so a spine sorted as the pass needs builds each entity's tiles once per view.
+     */
+    static final String ENTITIES = "entities computed";
+
     static String statusCounter(int column, Status status) {
         return "status " + column + " " + status.name();
     }
@@ -132,6 +138,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     private transient Map<String, long[]> missingCounts; // view \t hour -> rows
     private transient Map<String, TreeMap<Long, String>> examples; // view \t hour -> row -> text
     private transient long[][] statusCounts; // [column][status]
+    private transient long entities;
 
     PointInTimeFunction(TrainingPlan plan, int group, Keys keys, int chunkRows) {
         this.group = plan.groups.get(group);
@@ -276,6 +283,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
                 EntityTiles tiles = new EntityTiles(vp.view.tileMillis(), vp.view.coarseMillis());
                 tiles.addAll(events.get(key));
                 reader = new CachingTileReader(tiles);
+                entities++;
             }
             long tail = chunk.tails[i];
             long end = chunk.ends[i];
@@ -338,6 +346,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
                 }
             }
         }
+        context.getLongCounter(ENTITIES).add(entities);
         add("files", files);
         add("partitions", partitions);
         List<String> incomplete = new ArrayList<>();

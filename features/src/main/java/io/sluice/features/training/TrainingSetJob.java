@@ -22,7 +22,6 @@ import org.apache.flink.api.common.functions.RichMapPartitionFunction;
 import org.apache.flink.api.common.operators.Order;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.formats.avro.typeutils.GenericRecordAvroTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -45,14 +44,20 @@ import org.apache.flink.util.Collector;
  */
 final class TrainingSetJob {
 
-    /** What the job did, from its accumulators. */
+    /**
+     * What the job did, from its accumulators.
+     *
+     * @param entities (view, entity) pairs whose tiles were built ({@link
+     *     PointInTimeFunction#ENTITIES})
+     */
     record Outcome(
             Map<String, Map<Status, Long>> statuses,
             List<String> partitions,
             List<Path> files,
             List<MissingRows> incomplete,
             long rows,
-            long incompleteRows) {}
+            long incompleteRows,
+            long entities) {}
 
     private TrainingSetJob() {}
 
@@ -141,7 +146,8 @@ final class TrainingSetJob {
                 files,
                 incomplete,
                 count(accumulators, PartWriter.ROWS),
-                count(accumulators, PartWriter.INCOMPLETE_ROWS));
+                count(accumulators, PartWriter.INCOMPLETE_ROWS),
+                count(accumulators, PointInTimeFunction.ENTITIES));
     }
 
     private static long count(Map<String, Object> accumulators, String name) {
@@ -192,10 +198,18 @@ final class TrainingSetJob {
 
     /**
      * The order a pass computes rows in: by bucket, then key (so an entity's rows come together and
-     * its tiles are built once), then time (so its cached partials move forward).
+     * its tiles are built once per chunk), then time, as one string whose natural order is that of
+     * (bucket, key, time). One atomic key and not a tuple because Flink 2.2's {@code sortPartition}
+     * with a key selector compares only the first flat field of a composite key: a {@code Tuple3}
+     * sorted by bucket alone, and each row then built its entity's tiles again.
+     *
+     * <p>The string is the bucket as two chars, the key, a NUL, and the time as four 16-bit chars,
+     * big-endian with the sign bit flipped. A key holding NUL could interleave with another key of
+     * the same prefix, which costs a tile rebuild, never a wrong value: the point-in-time step
+     * computes each row from its own entity's events whatever order rows come in. Rows without a
+     * key sort first, by position.
      */
-    static final class EntityOrder
-            implements KeySelector<GenericRecord, Tuple3<Integer, String, Long>> {
+    static final class EntityOrder implements KeySelector<GenericRecord, String> {
         private static final long serialVersionUID = 1L;
         private final PointInTimeFunction.Keys keys;
 
@@ -204,11 +218,22 @@ final class TrainingSetJob {
         }
 
         @Override
-        public Tuple3<Integer, String, Long> getKey(GenericRecord r) {
+        public String getKey(GenericRecord r) {
             String key = keys.key(r);
             return key == null
-                    ? Tuple3.of(-1, "", keys.row(r))
-                    : Tuple3.of(keys.bucket(key), key, keys.tail(r));
+                    ? of(0, "", keys.row(r))
+                    : of(keys.bucket(key) + 1, key, keys.tail(r));
+        }
+
+        /** The order key of (bucket, key, time), {@code bucket} not negative. */
+        static String of(int bucket, String key, long time) {
+            StringBuilder s = new StringBuilder(key.length() + 7);
+            s.append((char) (bucket >>> 16)).append((char) bucket).append(key).append('\0');
+            long bits = time ^ Long.MIN_VALUE;
+            for (int shift = 48; shift >= 0; shift -= 16) {
+                s.append((char) (bits >>> shift));
+            }
+            return s.toString();
         }
     }
 

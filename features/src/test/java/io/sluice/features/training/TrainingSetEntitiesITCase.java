@@ -244,6 +244,69 @@ class TrainingSetEntitiesITCase {
     }
 
     @Test
+    void shouldBuildEachEntitysTilesOncePerViewWhateverTheSpinesOrder() throws Exception {
+        // 25 users and 25 items, each many times, at random times, in random order.
+        List<Row> rows = new ArrayList<>();
+        for (Row r : rows(2, 1_500)) {
+            rows.add(new Row(fewOf(r.user(), users), fewOf(r.item(), items), r.nanos()));
+        }
+        Path spine = spine("shuffled.parquet", rows);
+        TrainingPlan plan =
+                TrainingPlan.of(
+                        config,
+                        new TrainingSetBuilder.Request(
+                                spine, REFS, "event_timestamp", Optional.empty(), true));
+        Path parts = Files.createDirectories(root.resolve("shuffled-parts"));
+        TrainingSetJob.Outcome outcome =
+                TrainingSetJob.run(
+                        org.apache.flink.streaming.api.environment.StreamExecutionEnvironment
+                                .getExecutionEnvironment(),
+                        plan,
+                        spine,
+                        true,
+                        parts,
+                        TrainingSetBuilder.CHUNK_ROWS);
+        assertThat(outcome.rows()).isEqualTo(rows.size());
+        long entities = 0;
+        try (DuckDb duck = new DuckDb()) {
+            for (String view : List.of("user_purchases", TestConfigs.ITEM_VIEW)) {
+                String column = entity.get(view);
+                String status =
+                        view
+                                + "__"
+                                + (view.equals("user_purchases") ? "purchases_1h" : "sales_1h")
+                                + "__status";
+                entities +=
+                        ((Number)
+                                        duck.rows(
+                                                        "select count(distinct "
+                                                                + column
+                                                                + ") n from read_parquet('"
+                                                                + parts.resolve("*.parquet")
+                                                                + "') where "
+                                                                + column
+                                                                + " <> '' and "
+                                                                + status
+                                                                + " <> 'INCOMPLETE'")
+                                                .get(0)
+                                                .get("n"))
+                                .longValue();
+            }
+        }
+        // One chunk per bucket, so each (view, entity) once: a pass whose rows were not grouped
+        // by entity would build an entity's tiles again for each run of its rows.
+        assertThat(entities).isBetween(40L, 60L);
+        assertThat(outcome.entities()).isEqualTo(entities);
+    }
+
+    /** One of the first 25 of {@code known} for a key among them; other keys as they are. */
+    private static String fewOf(String key, List<String> known) {
+        return key == null || !known.contains(key)
+                ? key
+                : known.get(Math.floorMod(key.hashCode(), 25));
+    }
+
+    @Test
     void shouldNameTheMissingEntityColumnAndItsView() throws IOException {
         Path csv = root.resolve("users-only.csv");
         Files.writeString(
