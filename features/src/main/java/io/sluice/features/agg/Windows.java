@@ -304,18 +304,20 @@ public final class Windows {
      */
     public static boolean present(ViewDef view, long tail, long headEnd, TileReader reader) {
         FeatureDef presence = view.presence();
-        Object count =
-                value(
-                                presence,
-                                cover(
-                                        presence,
-                                        tail,
-                                        headEnd,
-                                        view.tileMillis(),
-                                        view.coarseMillis()),
-                                reader)
-                        .value();
-        return ((Number) count).longValue() > 0;
+        return present(
+                view,
+                partial(
+                        presence,
+                        cover(presence, tail, headEnd, view.tileMillis(), view.coarseMillis()),
+                        reader));
+    }
+
+    /**
+     * Whether an entity is known given {@code presence}, the partial of {@code view}'s {@link
+     * ViewDef#presence()} over its cover at a time: whether it counts an event.
+     */
+    public static boolean present(ViewDef view, Partial presence) {
+        return ((Number) presence.value(view.presence()).value()).longValue() > 0;
     }
 
     /** What every feature of an unknown entity is. */

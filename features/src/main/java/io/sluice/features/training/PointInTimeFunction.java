@@ -3,7 +3,9 @@ package io.sluice.features.training;
 import io.sluice.features.agg.CachingTileReader;
 import io.sluice.features.agg.EntityTiles;
 import io.sluice.features.agg.EventEntry;
+import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.offline.WarehouseEvents;
@@ -139,6 +141,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     private transient Map<String, TreeMap<Long, String>> examples; // view \t hour -> row -> text
     private transient long[][] statusCounts; // [column][status]
     private transient long entities;
+    private transient Partial[] merged; // the current row's partials, by group
 
     PointInTimeFunction(TrainingPlan plan, int group, Keys keys, int chunkRows) {
         this.group = plan.groups.get(group);
@@ -271,6 +274,8 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
             }
             next = Math.max(next, Windows.floor(s[1] - 1, HOUR) + HOUR);
         }
+        TrainingPlan.Merges merges = vp.merges();
+        merged = new Partial[merges.merged.size()];
         String current = null;
         CachingTileReader reader = null;
         for (int i = 0; i < n; i++) {
@@ -287,22 +292,35 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
             }
             long tail = chunk.tails[i];
             long end = chunk.ends[i];
-            boolean known = Windows.present(vp.view, tail, end, reader);
+            // Each group's partial once; the presence count's says whether the entity is known.
+            Arrays.fill(merged, null);
+            boolean known =
+                    Windows.present(vp.view, partial(vp, merges.presence, tail, end, reader));
             GenericRecord r = chunk.rows.get(i);
             for (int f = 0; f < vp.features.size(); f++) {
                 FeatureValue value =
                         known
-                                ? Windows.value(
-                                        vp.features.get(f),
-                                        tail,
-                                        end,
-                                        vp.view.tileMillis(),
-                                        vp.view.coarseMillis(),
-                                        reader)
+                                ? partial(vp, merges.group[f], tail, end, reader)
+                                        .value(vp.features.get(f))
                                 : Windows.notFound();
                 set(r, vp.columns.get(f), value);
             }
         }
+    }
+
+    /** Group {@code g}'s partial at the row with ends {@code tail} and {@code end}, merged once. */
+    private Partial partial(
+            TrainingPlan.View vp, int g, long tail, long end, Windows.TileReader reader) {
+        if (merged[g] == null) {
+            FeatureDef f = vp.merges().merged.get(g);
+            merged[g] =
+                    Windows.partial(
+                            f,
+                            Windows.cover(
+                                    f, tail, end, vp.view.tileMillis(), vp.view.coarseMillis()),
+                            reader);
+        }
+        return merged[g];
     }
 
     private void set(GenericRecord r, int column, FeatureValue value) {

@@ -76,9 +76,53 @@ final class TrainingPlan {
 
         private transient List<FeatureDef> read; // the features and the presence count
 
+        private transient Merges merges;
+
+        /** Its features and presence count grouped by what they merge ({@link Merges}). */
+        Merges merges() {
+            if (merges == null) {
+                merges = new Merges(view, features);
+            }
+            return merges;
+        }
+
         /** The bucket of {@code key} in the view's table. */
         int bucket(String key) {
             return TrainingPlan.bucket(table, key);
+        }
+    }
+
+    /**
+     * A view's features and its presence count grouped by (partial key, window): the features of a
+     * group merge the same tiles into the same partial ({@link Windows#partial}), so a row merges
+     * it once and takes each feature's value from it, as the online read does.
+     */
+    static final class Merges {
+        /** One feature of each group: what the group's partial is merged for. */
+        final List<FeatureDef> merged = new ArrayList<>();
+
+        /** The group of each feature, in the view's feature order. */
+        final int[] group;
+
+        /** The presence count's group. */
+        final int presence;
+
+        Merges(ViewDef view, List<FeatureDef> features) {
+            java.util.Map<List<Object>, Integer> groups = new java.util.HashMap<>();
+            group = new int[features.size()];
+            for (int f = 0; f < features.size(); f++) {
+                group[f] = groupOf(groups, features.get(f));
+            }
+            presence = groupOf(groups, view.presence());
+        }
+
+        private int groupOf(java.util.Map<List<Object>, Integer> groups, FeatureDef f) {
+            return groups.computeIfAbsent(
+                    List.of(f.partialKey(), f.windowMillis()),
+                    k -> {
+                        merged.add(f);
+                        return merged.size() - 1;
+                    });
         }
     }
 
