@@ -1,7 +1,6 @@
 package io.sluice.features.agg;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -101,17 +100,17 @@ public final class EntityTiles implements Windows.TileReader {
     }
 
     @Override
-    public Collection<Long> fineStarts(long from, long to, long step) {
-        return tiles.subMap(from, true, to, false).keySet();
+    public long[] fineStarts(long from, long to, long step) {
+        return Windows.keys(tiles.subMap(from, true, to, false).keySet());
     }
 
     @Override
-    public Collection<Long> coarseStarts(long from, long to, long step) {
+    public long[] coarseStarts(long from, long to, long step) {
         return holding(from, to, step);
     }
 
     @Override
-    public Collection<Long> midStarts(long from, long to, long step) {
+    public long[] midStarts(long from, long to, long step) {
         return holding(from, to, step);
     }
 
@@ -120,7 +119,7 @@ public final class EntityTiles implements Windows.TileReader {
      * lookup per such tile, not one step per fine tile (a busy entity has hundreds of fine tiles in
      * a day).
      */
-    private List<Long> holding(long from, long to, long step) {
+    private long[] holding(long from, long to, long step) {
         List<Long> starts = new ArrayList<>();
         Long fine = tiles.ceilingKey(from);
         while (fine != null && fine < to) {
@@ -128,7 +127,7 @@ public final class EntityTiles implements Windows.TileReader {
             starts.add(start);
             fine = tiles.ceilingKey(start + step);
         }
-        return starts;
+        return Windows.keys(starts);
     }
 
     @Override

@@ -51,18 +51,18 @@ public final class Windows {
          * names only those, so a sparse entity's window costs what it holds, not its length. An
          * empty partial merges as nothing, so skipping one never changes a value.
          */
-        default Collection<Long> fineStarts(long from, long to, long step) {
-            return every(from, to, step);
+        default long[] fineStarts(long from, long to, long step) {
+            return everyOf(from, to, step);
         }
 
         /** As {@link #fineStarts}, for the coarse tiles in {@code [from, to)}. */
-        default Collection<Long> coarseStarts(long from, long to, long step) {
-            return every(from, to, step);
+        default long[] coarseStarts(long from, long to, long step) {
+            return everyOf(from, to, step);
         }
 
         /** As {@link #fineStarts}, for the mid tiles in {@code [from, to)}. */
-        default Collection<Long> midStarts(long from, long to, long step) {
-            return every(from, to, step);
+        default long[] midStarts(long from, long to, long step) {
+            return everyOf(from, to, step);
         }
     }
 
@@ -90,6 +90,25 @@ public final class Windows {
     }
 
     /** Every multiple of {@code step} in {@code [from, to)}, {@code from} being one. */
+    static long[] everyOf(long from, long to, long step) {
+        long[] starts = new long[(int) Math.max(0, -Math.floorDiv(from - to, step))];
+        for (int i = 0; i < starts.length; i++) {
+            starts[i] = from + i * step;
+        }
+        return starts;
+    }
+
+    /** {@code starts} as an array, in their order. */
+    public static long[] keys(Collection<Long> starts) {
+        long[] keys = new long[starts.size()];
+        int i = 0;
+        for (long s : starts) {
+            keys[i++] = s;
+        }
+        return keys;
+    }
+
+    /** {@link #everyOf} as a list. */
     static List<Long> every(long from, long to, long step) {
         List<Long> starts = new ArrayList<>();
         for (long s = from; s < to; s += step) {

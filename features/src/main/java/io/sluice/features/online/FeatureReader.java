@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -415,18 +414,18 @@ public final class FeatureReader {
         }
 
         @Override
-        public Collection<Long> fineStarts(long from, long to, long step) {
-            return found.fine().subMap(from, true, to, false).keySet();
+        public long[] fineStarts(long from, long to, long step) {
+            return Windows.keys(found.fine().subMap(from, true, to, false).keySet());
         }
 
         @Override
-        public Collection<Long> coarseStarts(long from, long to, long step) {
-            return found.coarse().subMap(from, true, to, false).keySet();
+        public long[] coarseStarts(long from, long to, long step) {
+            return Windows.keys(found.coarse().subMap(from, true, to, false).keySet());
         }
 
         @Override
-        public Collection<Long> midStarts(long from, long to, long step) {
-            return found.mid().subMap(from, true, to, false).keySet();
+        public long[] midStarts(long from, long to, long step) {
+            return Windows.keys(found.mid().subMap(from, true, to, false).keySet());
         }
     }
 }

@@ -1,10 +1,9 @@
 package io.sluice.features.training;
 
-import io.sluice.features.agg.CachingTileReader;
-import io.sluice.features.agg.EntityTiles;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.OrderedTiles;
 import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.Windows;
@@ -38,7 +37,7 @@ import org.apache.flink.util.Collector;
  * (whole entities, one bucket): for each view of the pass, a row whose window the warehouse does
  * not hold whole is {@link Status#INCOMPLETE}; for the others the chunk reads its bucket's files of
  * the hours their windows touch, only its entities' events, into each entity's tiles ({@link
- * EntityTiles}), and computes every value with the shared window library ({@link Windows}), as the
+ * OrderedTiles}), and computes every value with the shared window library ({@link Windows}), as the
  * online read does. A row with no key is {@link Status#NOT_FOUND} in every view of the pass.
  */
 final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, GenericRecord> {
@@ -277,7 +276,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
         TrainingPlan.Merges merges = vp.merges();
         merged = new Partial[merges.merged.size()];
         String current = null;
-        CachingTileReader reader = null;
+        OrderedTiles reader = null;
         for (int i = 0; i < n; i++) {
             if (!answered[i]) {
                 continue;
@@ -285,9 +284,9 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
             String key = chunk.keys.get(i);
             if (!key.equals(current)) {
                 current = key;
-                EntityTiles tiles = new EntityTiles(vp.view.tileMillis(), vp.view.coarseMillis());
-                tiles.addAll(events.get(key));
-                reader = new CachingTileReader(tiles);
+                reader =
+                        OrderedTiles.of(
+                                vp.view.tileMillis(), vp.view.coarseMillis(), events.get(key));
                 entities++;
             }
             long tail = chunk.tails[i];

@@ -110,6 +110,24 @@ class WindowPropertyTest {
                 accepted.add(k);
             }
         }
+        // The training set's reader, built once per entity and read at every time (its kept
+        // partials reused): from the entity's events in (time, id) order, as the warehouse gives
+        // them, and from the stream as sent (out of order, re-sent duplicates included).
+        Map<String, OrderedTiles> sorted = new LinkedHashMap<>();
+        Map<String, OrderedTiles> asSent = new LinkedHashMap<>();
+        for (String key : List.of("a", "b", "c", "nobody")) {
+            List<EventEntry> inOrder = new ArrayList<>();
+            List<EventEntry> sent = new ArrayList<>();
+            accepted.stream().filter(k -> k.key().equals(key)).forEach(k -> inOrder.add(k.event()));
+            stream.stream().filter(k -> k.key().equals(key)).forEach(k -> sent.add(k.event()));
+            inOrder.sort(
+                    (x, y) ->
+                            x.ts() != y.ts()
+                                    ? Long.compare(x.ts(), y.ts())
+                                    : Partial.compareIds(x.id(), y.id()));
+            sorted.put(key, OrderedTiles.of(S, C, inOrder));
+            asSent.put(key, OrderedTiles.of(S, C, sent));
+        }
         long compared = 0;
         for (long t : queryTimes(random, accepted)) {
             for (String key : List.of("a", "b", "c", "nobody")) {
@@ -120,6 +138,14 @@ class WindowPropertyTest {
                     String what =
                             String.format("seed %d, %s, key %s, t %d", seed, f.name(), key, t);
                     SameValue.assertSame(what, expected, actual);
+                    SameValue.assertSame(
+                            what + ", ordered tiles",
+                            expected,
+                            Windows.value(f, t, S, C, sorted.get(key)));
+                    SameValue.assertSame(
+                            what + ", ordered tiles as sent",
+                            expected,
+                            Windows.value(f, t, S, C, asSent.get(key)));
                     compared++;
                 }
             }
