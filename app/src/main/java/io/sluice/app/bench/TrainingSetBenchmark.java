@@ -88,6 +88,8 @@ public final class TrainingSetBenchmark {
         List<Double> scaling = new ArrayList<>();
         List<Double> heap1 = new ArrayList<>();
         List<Double> heap2 = new ArrayList<>();
+        List<Double> cores1 = new ArrayList<>();
+        List<Double> cores2 = new ArrayList<>();
         String duckdbVersion;
         try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
                 Statement st = duck.createStatement()) {
@@ -126,13 +128,24 @@ public final class TrainingSetBenchmark {
                 rates2.add(two[0]);
                 heap1.add(one[1]);
                 heap2.add(two[1]);
+                cores1.add(one[2]);
+                cores2.add(two[2]);
                 sqlRates.add(sqlRate);
                 ratios.add(two[0] / sqlRate);
                 scaling.add(two[0] / one[0]);
                 out.printf(
-                        "run %d/%d: builder p1 %,.0f rows/s, p2 %,.0f rows/s, DuckDB SQL %,.0f"
-                                + " rows/s (p2 ÷ SQL %.2f, p2 ÷ p1 %.2f)%n",
-                        run, runs, one[0], two[0], sqlRate, two[0] / sqlRate, two[0] / one[0]);
+                        "run %d/%d: builder p1 %,.0f rows/s (%.2f cores), p2 %,.0f rows/s (%.2f"
+                                + " cores), DuckDB SQL %,.0f rows/s (p2 ÷ SQL %.2f, p2 ÷ p1"
+                                + " %.2f)%n",
+                        run,
+                        runs,
+                        one[0],
+                        one[2],
+                        two[0],
+                        two[2],
+                        sqlRate,
+                        two[0] / sqlRate,
+                        two[0] / one[0]);
             }
         }
         return String.join(
@@ -156,6 +169,11 @@ public final class TrainingSetBenchmark {
                                 + " spine and the MiniCluster's start. Peak heap: the JVM's heap"
                                 + " pools' peak use during the build (the MiniCluster's tasks run"
                                 + " in this JVM; -Xmx4g; garbage included, so an upper bound)."
+                                + " CPU cores used: the JVM's CPU time during the build ÷ its"
+                                + " wall time; a build at parallelism 1 already uses more than"
+                                + " one core (its sorts' threads, the hand-over to the"
+                                + " point-in-time thread, the writer, garbage collection), so on"
+                                + " %d cores its speed-up from 1 to 2 is at most %d ÷ that."
                                 + " One unmeasured round first. %d cores.",
                         events,
                         spineRows,
@@ -165,6 +183,8 @@ public final class TrainingSetBenchmark {
                         features.size(),
                         spineRows,
                         duckdbVersion,
+                        cores,
+                        cores,
                         cores),
                 "",
                 "| measure | median | runs | goal |",
@@ -189,6 +209,12 @@ public final class TrainingSetBenchmark {
                         BenchmarkReport.runs(scaling, "%.2f"),
                         BenchmarkReport.median(scaling) >= 1.7 ? "" : " — not met"),
                 String.format(
+                        "| CPU cores the JVM used during the build, parallelism 1 | %.2f | %s | |",
+                        BenchmarkReport.median(cores1), BenchmarkReport.runs(cores1, "%.2f")),
+                String.format(
+                        "| CPU cores the JVM used during the build, parallelism 2 | %.2f | %s | |",
+                        BenchmarkReport.median(cores2), BenchmarkReport.runs(cores2, "%.2f")),
+                String.format(
                         "| peak heap MB, parallelism 1 | %,.0f | %s | |",
                         BenchmarkReport.median(heap1), BenchmarkReport.runs(heap1, "%,.0f")),
                 String.format(
@@ -210,11 +236,17 @@ public final class TrainingSetBenchmark {
                         .filter(p -> p.getType() == MemoryType.HEAP)
                         .toList();
         heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+        var os =
+                (com.sun.management.OperatingSystemMXBean)
+                        ManagementFactory.getOperatingSystemMXBean();
+        long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         TrainingSetBuilder.Result result = builder.build(request, false);
-        double rate = result.rows() / ((System.nanoTime() - t0) / 1e9);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        double cores = (os.getProcessCpuTime() - cpu0) / 1e9 / seconds;
+        double rate = result.rows() / seconds;
         double peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum() / 1e6;
         FileUtils.deleteDirectory(result.data().getParent().toFile());
-        return new double[] {rate, peak};
+        return new double[] {rate, peak, cores};
     }
 }
