@@ -34,8 +34,9 @@ import org.apache.parquet.schema.MessageType;
 
 /**
  * A training set's spine: rows of (entity key, timestamp, labels…), read from Parquet (columns keep
- * their types) or CSV with a header (every column is text). Its rows pass into the training set
- * unchanged.
+ * their types) or CSV with a header, whose columns are typed by what they hold ({@link
+ * #csvSchema}): a label of whole numbers stays a number in the training set, not text. Its rows
+ * pass into the training set unchanged.
  *
  * @param file where it was read from
  * @param schema its columns
@@ -81,14 +82,95 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
                 "--spine: " + file + " must be a .parquet or a .csv file (with a header row)");
     }
 
-    /** Opens a {@code .parquet} or {@code .csv} spine. */
+    /** Opens a {@code .parquet} or {@code .csv} spine, every CSV column typed by what it holds. */
     public static Rows open(Path file) throws IOException {
+        return open(file, Set.of());
+    }
+
+    /**
+     * Opens a {@code .parquet} or {@code .csv} spine; a CSV spine's columns are typed by what they
+     * hold ({@link #csvSchema}), except those named in {@code text}, which stay text (entity keys
+     * and the time column: a key {@code 42} is the string {@code "42"} to the warehouse).
+     */
+    public static Rows open(Path file, Set<String> text) throws IOException {
         if (!Files.isRegularFile(file)) {
             throw new IllegalArgumentException("--spine: no such file: " + file);
         }
-        return isParquet(file.getFileName().toString())
-                ? parquet(new LocalInputFile(file), file.toString())
-                : csv(Files.newBufferedReader(file, StandardCharsets.UTF_8), file.toString());
+        if (isParquet(file.getFileName().toString())) {
+            return parquet(new LocalInputFile(file), file.toString());
+        }
+        Schema typed = csvSchema(file, text);
+        return csv(Files.newBufferedReader(file, StandardCharsets.UTF_8), file.toString(), typed);
+    }
+
+    private static final Pattern WHOLE = Pattern.compile("-?[0-9]+");
+    private static final Pattern DECIMAL =
+            Pattern.compile("[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?");
+
+    /**
+     * The columns of a CSV spine, typed by one pass over its values: a column whose every non-empty
+     * value is a whole number written as Java writes it (no sign but {@code -}, no leading zeros:
+     * {@code 007} is an identifier, not seven) is a nullable long; one whose every non-empty value
+     * is a decimal number is a nullable double; any other, or one named in {@code text}, or one
+     * with no value at all, is text. In a number column an empty value is null.
+     */
+    static Schema csvSchema(Path file, Set<String> text) throws IOException {
+        try (Rows rows =
+                csv(Files.newBufferedReader(file, StandardCharsets.UTF_8), file.toString(), null)) {
+            List<Schema.Field> columns = rows.schema().getFields();
+            int n = columns.size();
+            boolean[] whole = new boolean[n];
+            boolean[] decimal = new boolean[n];
+            boolean[] seen = new boolean[n];
+            java.util.Arrays.fill(whole, true);
+            java.util.Arrays.fill(decimal, true);
+            for (GenericRecord r = rows.next(); r != null; r = rows.next()) {
+                for (int c = 0; c < n; c++) {
+                    String v = (String) r.get(c);
+                    if (v.isEmpty() || !decimal[c]) {
+                        continue;
+                    }
+                    seen[c] = true;
+                    if (WHOLE.matcher(v).matches()) {
+                        // Digits with leading zeros or beyond a long are an identifier.
+                        boolean isLong = isLong(v);
+                        whole[c] &= isLong;
+                        decimal[c] &= isLong;
+                    } else {
+                        whole[c] = false;
+                        decimal[c] &= DECIMAL.matcher(v).matches();
+                    }
+                }
+            }
+            List<Schema.Field> fields = new ArrayList<>();
+            for (int c = 0; c < n; c++) {
+                String name = columns.get(c).name();
+                Schema.Type type =
+                        !seen[c] || text.contains(name)
+                                ? Schema.Type.STRING
+                                : whole[c]
+                                        ? Schema.Type.LONG
+                                        : decimal[c] ? Schema.Type.DOUBLE : Schema.Type.STRING;
+                fields.add(
+                        new Schema.Field(
+                                name,
+                                type == Schema.Type.STRING
+                                        ? Schema.create(type)
+                                        : Schema.createUnion(
+                                                Schema.create(Schema.Type.NULL),
+                                                Schema.create(type))));
+            }
+            return Schema.createRecord("spine", null, "io.sluice.training", false, fields);
+        }
+    }
+
+    /** Whether {@code v}, digits with an optional minus, is a long as Java writes it. */
+    private static boolean isLong(String v) {
+        try {
+            return Long.toString(Long.parseLong(v)).equals(v);
+        } catch (NumberFormatException e) {
+            return false; // beyond a long
+        }
     }
 
     /** The rows of a Parquet spine, typed as written ({@link #withNanos}). */
@@ -174,8 +256,11 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
         return patched;
     }
 
-    /** The rows of a CSV spine with a header row, every column as text. */
-    static Rows csv(Reader in, String file) throws IOException {
+    /**
+     * The rows of a CSV spine with a header row: as {@code typed} types its columns ({@link
+     * #csvSchema}), or every column as text when it is null.
+     */
+    static Rows csv(Reader in, String file, Schema typed) throws IOException {
         CsvMapper mapper = new CsvMapper();
         mapper.enable(CsvParser.Feature.WRAP_AS_ARRAY);
         MappingIterator<String[]> it;
@@ -205,7 +290,23 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
             }
             fields.add(new Schema.Field(c, Schema.create(Schema.Type.STRING)));
         }
-        Schema schema = Schema.createRecord("spine", null, "io.sluice.training", false, fields);
+        Schema schema =
+                typed != null
+                        ? typed
+                        : Schema.createRecord("spine", null, "io.sluice.training", false, fields);
+        if (typed != null
+                && !fields.stream()
+                        .map(Schema.Field::name)
+                        .toList()
+                        .equals(typed.getFields().stream().map(Schema.Field::name).toList())) {
+            it.close();
+            throw new IllegalArgumentException(
+                    "--spine: " + file + " changed while it was read: its header is now " + fields);
+        }
+        Schema.Type[] types = new Schema.Type[fields.size()];
+        for (int c = 0; c < types.length; c++) {
+            types[c] = nonNull(schema.getFields().get(c).schema()).getType();
+        }
         return new Rows() {
             int line = 1;
 
@@ -230,11 +331,27 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
                     }
                     GenericData.Record r = new GenericData.Record(schema);
                     for (int c = 0; c < values.length; c++) {
-                        r.put(c, values[c]);
+                        r.put(c, value(values[c], types[c], c));
                     }
                     return r;
                 }
                 return null;
+            }
+
+            private Object value(String v, Schema.Type type, int column) {
+                try {
+                    return switch (type) {
+                        case LONG -> v.isEmpty() ? null : Long.parseLong(v);
+                        case DOUBLE -> v.isEmpty() ? null : Double.parseDouble(v);
+                        default -> v;
+                    };
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(
+                            String.format(
+                                    "--spine: %s line %d, column %s: '%s' is not a %s like the"
+                                            + " column's other values",
+                                    file, line, header[column].trim(), v, type.getName()));
+                }
             }
 
             @Override

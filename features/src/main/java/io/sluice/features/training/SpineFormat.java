@@ -39,6 +39,7 @@ final class SpineFormat implements BulkFormat<GenericRecord, FileSourceSplit> {
 
     private final String internalSchema;
     private final String name;
+    private final String spineSchema;
     private final boolean parquet;
     private final int spineColumns;
 
@@ -46,6 +47,7 @@ final class SpineFormat implements BulkFormat<GenericRecord, FileSourceSplit> {
         this.internalSchema = plan.internalSchema;
         this.name = name;
         this.parquet = Spine.isParquet(name);
+        this.spineSchema = plan.spineSchema;
         this.spineColumns = new Schema.Parser().parse(plan.spineSchema).getFields().size();
     }
 
@@ -59,7 +61,9 @@ final class SpineFormat implements BulkFormat<GenericRecord, FileSourceSplit> {
                     parquet
                             ? Spine.parquet(unclosable(stream, split.fileSize()), name)
                             : Spine.csv(
-                                    new InputStreamReader(stream, StandardCharsets.UTF_8), name);
+                                    new InputStreamReader(stream, StandardCharsets.UTF_8),
+                                    name,
+                                    new Schema.Parser().parse(spineSchema));
         } catch (IOException | RuntimeException e) {
             stream.close();
             throw e;

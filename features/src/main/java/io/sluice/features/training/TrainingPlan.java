@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 
@@ -213,7 +214,14 @@ final class TrainingPlan {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--features: " + e.getMessage());
         }
-        try (Spine.Rows rows = Spine.open(request.spine())) {
+        // The time and entity columns of a CSV spine stay text; its other columns get the type
+        // their values have.
+        Set<String> text = new java.util.HashSet<>();
+        text.add(request.timestampColumn());
+        for (FeatureRefs.Resolved r : resolved) {
+            config.featureView(r.view().name()).ifPresent(v -> text.add(v.entity()));
+        }
+        try (Spine.Rows rows = Spine.open(request.spine(), text)) {
             Spine spine = new Spine(request.spine(), rows.schema(), List.of());
             Schema.Field time =
                     spine.column(

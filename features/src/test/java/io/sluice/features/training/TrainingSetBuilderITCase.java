@@ -328,18 +328,18 @@ class TrainingSetBuilderITCase {
         Path csv = root.resolve("spine.csv");
         Files.writeString(
                 csv,
-                "user_id,label,ts\n"
+                "user_id,label,ts,clicks,score,zip,id\n"
                         + entity
                         + ",yes,"
                         + Instant.ofEpochMilli(event.ts())
-                        + "\n"
+                        + ",3,0.5,02134,12345678901234567890\n"
                         + entity
                         + ",no,"
                         + Instant.ofEpochMilli(event.ts() + 1)
                                 .toString()
                                 .replace('T', ' ')
                                 .replace("Z", "")
-                        + "\n");
+                        + ",,-2,10001,7\n");
         FeatureRef count = new FeatureRef(view.name(), "purchases_1h");
         TrainingSetBuilder.Result result =
                 new TrainingSetBuilder(config, 1)
@@ -352,6 +352,23 @@ class TrainingSetBuilderITCase {
                     duck.rows("select * from read_parquet('" + result.glob() + "')");
             assertThat(rows).hasSize(2);
             assertThat(rows.get(0).get("label")).isEqualTo("yes");
+            // Numbers stay numbers; digits with leading zeros or beyond a long stay text, and so
+            // do the key and time columns.
+            Map<String, Object> types = new java.util.HashMap<>();
+            duck.rows("describe select * from read_parquet('" + result.glob() + "')")
+                    .forEach(r -> types.put((String) r.get("column_name"), r.get("column_type")));
+            assertThat(types)
+                    .containsEntry("user_id", "VARCHAR")
+                    .containsEntry("label", "VARCHAR")
+                    .containsEntry("ts", "VARCHAR")
+                    .containsEntry("clicks", "BIGINT")
+                    .containsEntry("score", "DOUBLE")
+                    .containsEntry("zip", "VARCHAR")
+                    .containsEntry("id", "VARCHAR");
+            assertThat(rows.get(0).get("clicks")).isEqualTo(3L);
+            assertThat(rows.get(1).get("clicks")).isNull();
+            assertThat(rows.get(1).get("score")).isEqualTo(-2.0);
+            assertThat(rows.get(0).get("zip")).isEqualTo("02134");
             for (int i = 0; i < 2; i++) {
                 Object want =
                         Definition.value(
