@@ -174,16 +174,35 @@ final class TrainingSetCommand implements Callable<Integer> {
                         statusColumns,
                         mode);
         TrainingSetBuilder.Result result;
+        // Progress of the job's passes, from its accumulators; the total is known once the
+        // client's pass over the spine has counted its rows.
+        Progress[] progress = new Progress[1];
         try {
             result =
                     new TrainingSetBuilder(
                                     cfg,
                                     FlinkTarget.parse(target, parallelism).environment(),
                                     chunkRows)
+                            .withProgress(
+                                    (done, total) -> {
+                                        if (progress[0] == null) {
+                                            progress[0] =
+                                                    Progress.start(
+                                                            "training-set",
+                                                            "rows computed",
+                                                            total,
+                                                            spec.commandLine().getOut());
+                                        }
+                                        progress[0].update(done);
+                                    })
                             .build(request);
         } catch (IncompleteDataException e) {
             spec.commandLine().getErr().println("sluice training-set: refused: " + e.getMessage());
             return 1;
+        } finally {
+            if (progress[0] != null) {
+                progress[0].close();
+            }
         }
         Path outPath = Path.of(out);
         boolean directory = out.endsWith("/") || Files.isDirectory(outPath);

@@ -123,6 +123,12 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
      */
     static final String ENTITIES = "entities computed";
 
+    /**
+     * The job's counter of rows a pass has computed, added chunk by chunk while the job runs, so a
+     * client polling the job's accumulators sees how far it is.
+     */
+    static final String ROWS_COMPUTED = "rows computed";
+
     static String statusCounter(int column, Status status) {
         return "status " + column + " " + status.name();
     }
@@ -141,6 +147,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     private transient long[][] statusCounts; // [column][status]
     private transient long entities;
     private transient Partial[] merged; // the current row's partials, by group
+    private transient org.apache.flink.api.common.accumulators.LongCounter computed;
 
     PointInTimeFunction(TrainingPlan plan, int group, Keys keys, int chunkRows) {
         this.group = plan.groups.get(group);
@@ -161,6 +168,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
         missingCounts = new LinkedHashMap<>();
         examples = new HashMap<>();
         statusCounts = new long[features][Status.values().length];
+        computed = getRuntimeContext().getLongCounter(ROWS_COMPUTED);
     }
 
     /** A chunk of rows of one bucket, whole entities, sorted by key and time. */
@@ -207,6 +215,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
                     }
                 }
                 out.collect(r);
+                computed.add(1);
                 continue;
             }
             int bucket = keys.bucket(key);
@@ -231,6 +240,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
         for (GenericRecord r : chunk.rows) {
             out.collect(r);
         }
+        computed.add(chunk.rows.size());
     }
 
     /** The values of one view for a chunk's rows. */

@@ -144,6 +144,16 @@ public final class TrainingSetBuilder {
         }
     }
 
+    /** Receives how far a build's job is. */
+    @FunctionalInterface
+    public interface Progress {
+        /**
+         * @param done rows its passes have computed so far (one pass per entity of the request)
+         * @param total the spine's rows times its passes
+         */
+        void rows(long done, long total);
+    }
+
     /** The most rows a task computes at once, unless told otherwise. */
     public static final int CHUNK_ROWS = 100_000;
 
@@ -151,6 +161,7 @@ public final class TrainingSetBuilder {
     private final Path root;
     private final Supplier<StreamExecutionEnvironment> environment;
     private final int chunkRows;
+    private final Progress progress;
 
     /** A builder running its job on this machine, with one task per core. */
     public TrainingSetBuilder(SluiceConfig config) {
@@ -171,6 +182,14 @@ public final class TrainingSetBuilder {
      */
     public TrainingSetBuilder(
             SluiceConfig config, Supplier<StreamExecutionEnvironment> environment, int chunkRows) {
+        this(config, environment, chunkRows, (done, total) -> {});
+    }
+
+    private TrainingSetBuilder(
+            SluiceConfig config,
+            Supplier<StreamExecutionEnvironment> environment,
+            int chunkRows,
+            Progress progress) {
         if (!"file".equals(config.rootUri().getScheme())) {
             throw new IllegalArgumentException(
                     "storage.root: the training-set builder reads a file: lake, got "
@@ -183,6 +202,12 @@ public final class TrainingSetBuilder {
         this.root = Path.of(config.rootUri());
         this.environment = environment;
         this.chunkRows = chunkRows;
+        this.progress = progress;
+    }
+
+    /** This builder, telling {@code progress} how far each build's job is while it runs. */
+    public TrainingSetBuilder withProgress(Progress progress) {
+        return new TrainingSetBuilder(config, environment, chunkRows, progress);
     }
 
     /** This JVM's execution environment (a MiniCluster, or a test's) at {@code parallelism}. */
@@ -191,7 +216,15 @@ public final class TrainingSetBuilder {
             throw new IllegalArgumentException("--parallelism: at least 1, got " + parallelism);
         }
         return () -> {
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            // Tasks report their accumulators (the build's progress) with each heartbeat: every
+            // second here rather than Flink's default ten.
+            org.apache.flink.configuration.Configuration conf =
+                    new org.apache.flink.configuration.Configuration();
+            conf.set(
+                    org.apache.flink.configuration.HeartbeatManagerOptions.HEARTBEAT_INTERVAL,
+                    java.time.Duration.ofSeconds(1));
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.getExecutionEnvironment(conf);
             env.setParallelism(parallelism);
             return env;
         };
@@ -255,7 +288,8 @@ public final class TrainingSetBuilder {
                             request.spine(),
                             request.statusColumns(),
                             staging.resolve(ArtifactStore.DATA),
-                            chunkRows);
+                            chunkRows,
+                            progress);
             if (TrainingSetJob.parts(staging.resolve(ArtifactStore.DATA)).isEmpty()) {
                 // No rows (an empty sample): one empty part, so the artifact has the schema.
                 TrainingSetWriter.open(

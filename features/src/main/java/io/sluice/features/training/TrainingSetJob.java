@@ -74,6 +74,26 @@ final class TrainingSetJob {
             Path parts,
             int chunkRows)
             throws Exception {
+        return run(env, plan, spine, statusColumns, parts, chunkRows, (done, total) -> {});
+    }
+
+    /** How often a running job's progress is asked for. */
+    static final java.time.Duration PROGRESS_EVERY = java.time.Duration.ofMillis(500);
+
+    /**
+     * {@link #run(StreamExecutionEnvironment, TrainingPlan, Path, boolean, Path, int)}, telling
+     * {@code progress} how many rows its passes have computed, of the spine's rows times its
+     * passes, while it runs (from the job's accumulators, as its tasks report them).
+     */
+    static Outcome run(
+            StreamExecutionEnvironment env,
+            TrainingPlan plan,
+            Path spine,
+            boolean statusColumns,
+            Path parts,
+            int chunkRows,
+            TrainingSetBuilder.Progress progress)
+            throws Exception {
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         Schema internal = new Schema.Parser().parse(plan.internalSchema);
         GenericRecordAvroTypeInfo type = new GenericRecordAvroTypeInfo(internal);
@@ -119,7 +139,28 @@ final class TrainingSetJob {
                 .returns(Types.LONG)
                 .name("write parts")
                 .sinkTo(new DiscardingSink<>());
-        JobExecutionResult result = env.execute("sluice-training-set");
+        org.apache.flink.core.execution.JobClient job = env.executeAsync("sluice-training-set");
+        long total = plan.rows * plan.groups.size();
+        progress.rows(0, total);
+        var finished = job.getJobExecutionResult();
+        JobExecutionResult result;
+        while (true) {
+            try {
+                result =
+                        finished.get(
+                                PROGRESS_EVERY.toMillis(),
+                                java.util.concurrent.TimeUnit.MILLISECONDS);
+                break;
+            } catch (java.util.concurrent.TimeoutException running) {
+                Object done = job.getAccumulators().get().get(PointInTimeFunction.ROWS_COMPUTED);
+                if (done instanceof Long n) {
+                    progress.rows(n, total);
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            }
+        }
+        progress.rows(total, total);
         return outcome(plan, result.getAllAccumulatorResults());
     }
 

@@ -257,6 +257,7 @@ class TrainingSetEntitiesITCase {
                         new TrainingSetBuilder.Request(
                                 spine, REFS, "event_timestamp", Optional.empty(), true));
         Path parts = Files.createDirectories(root.resolve("shuffled-parts"));
+        List<long[]> progress = new java.util.concurrent.CopyOnWriteArrayList<>();
         TrainingSetJob.Outcome outcome =
                 TrainingSetJob.run(
                         org.apache.flink.streaming.api.environment.StreamExecutionEnvironment
@@ -265,8 +266,17 @@ class TrainingSetEntitiesITCase {
                         spine,
                         true,
                         parts,
-                        TrainingSetBuilder.CHUNK_ROWS);
+                        TrainingSetBuilder.CHUNK_ROWS,
+                        (done, total) -> progress.add(new long[] {done, total}));
         assertThat(outcome.rows()).isEqualTo(rows.size());
+        // Progress: from none to every row of both passes (one per entity), never backwards.
+        long passes = 2;
+        assertThat(progress.get(0)).containsExactly(0, passes * rows.size());
+        assertThat(progress.get(progress.size() - 1))
+                .containsExactly(passes * rows.size(), passes * rows.size());
+        for (int i = 1; i < progress.size(); i++) {
+            assertThat(progress.get(i)[0]).isBetween(progress.get(i - 1)[0], passes * rows.size());
+        }
         long entities = 0;
         try (DuckDb duck = new DuckDb()) {
             for (String view : List.of("user_purchases", TestConfigs.ITEM_VIEW)) {
