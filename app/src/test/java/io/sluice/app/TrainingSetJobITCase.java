@@ -176,6 +176,93 @@ class TrainingSetJobITCase {
     }
 
     @Test
+    void shouldPublishNothingWhenKilledAndBuildTheSetWhenRunAgain() throws Exception {
+        int rows = 300_000;
+        Path spine = spine("killed.parquet", rows);
+        Path out = work.resolve("killed-out.parquet");
+        Path artifacts = Path.of(config.rootUri()).resolve("training_sets");
+        // A build killed two days ago left its staging behind: the next build deletes it.
+        Path abandoned = Files.createDirectories(artifacts.resolve("_staging.killed-long-ago"));
+        Files.setLastModifiedTime(
+                abandoned,
+                java.nio.file.attribute.FileTime.from(Instant.now().minus(Duration.ofDays(2))));
+        String[] command = {
+            "-cp",
+            classpath(),
+            Main.class.getName(),
+            "training-set",
+            "--config",
+            yaml.toString(),
+            "--spine",
+            spine.toString(),
+            "--features",
+            FEATURES,
+            "--parallelism",
+            "2",
+            "--out",
+            out.toString()
+        };
+        List<Path> before = published(artifacts); // other tests' artifacts
+        Path log = Files.createTempFile(work, "killed-", ".log");
+        Process first = start(log, command);
+        // kill -9 once the client has planned the build and staged its artifact: its job is being
+        // submitted or running.
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (Files.exists(abandoned) || staging(artifacts).isEmpty()) {
+            assertThat(first.isAlive()).as(Files.readString(log)).isTrue();
+            assertThat(System.nanoTime()).as("the build never staged").isLessThan(deadline);
+            first.waitFor(20, TimeUnit.MILLISECONDS);
+        }
+        first.destroyForcibly(); // SIGKILL
+        assertThat(first.waitFor(1, TimeUnit.MINUTES)).isTrue();
+        assertThat(first.exitValue()).as("killed, not finished").isEqualTo(137);
+        // Nothing was published: no artifact, no output.
+        assertThat(published(artifacts)).containsExactlyInAnyOrderElementsOf(before);
+        assertThat(out).doesNotExist();
+        List<Path> killedStaging = staging(artifacts);
+
+        Child again = child(command);
+        assertThat(again.exit()).as(again.output()).isZero();
+        assertThat(published(artifacts)).hasSize(before.size() + 1).containsAll(before);
+        // The killed run's staging is kept (a day's grace: it could be a build still running).
+        assertThat(staging(artifacts)).containsExactlyElementsOf(killedStaging);
+        try (DuckDb duck = new DuckDb()) {
+            Map<String, Object> counts =
+                    duck.rows(
+                                    "select count(*) as n, count(distinct label) as labels from"
+                                            + " read_parquet('"
+                                            + out
+                                            + "')")
+                            .get(0);
+            assertThat(((Number) counts.get("n")).longValue()).isEqualTo(rows);
+            assertThat(((Number) counts.get("labels")).longValue()).isEqualTo(rows);
+            checkSample(duck, out.toString(), 20);
+        }
+    }
+
+    /** The staging directories of builds in {@code artifacts}. */
+    private static List<Path> staging(Path artifacts) throws IOException {
+        if (!Files.isDirectory(artifacts)) {
+            return List.of();
+        }
+        try (var entries = Files.list(artifacts)) {
+            return entries.filter(p -> p.getFileName().toString().startsWith("_staging."))
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    /** The published artifacts in {@code artifacts}: directories with a manifest. */
+    private static List<Path> published(Path artifacts) throws IOException {
+        if (!Files.isDirectory(artifacts)) {
+            return List.of();
+        }
+        try (var entries = Files.list(artifacts)) {
+            return entries.filter(p -> Files.isRegularFile(p.resolve("_SUCCESS"))).toList();
+        }
+    }
+
+    @Test
     void shouldSubmitTheJobToAClusterThroughItsRestEndpoint(@InjectClusterRESTAddress URI rest)
             throws Exception {
         Path spine = spine("small.parquet", 3_000);
@@ -271,19 +358,23 @@ class TrainingSetJobITCase {
         return System.getProperty("java.class.path");
     }
 
-    private static Child child(String... args) throws IOException, InterruptedException {
+    /** A child JVM of the test's heap running {@code args}, its output going to {@code log}. */
+    private static Process start(Path log, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add(HEAP);
         command.add(DIRECT);
         command.add("-XX:+ExitOnOutOfMemoryError");
         command.addAll(List.of(args));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+    }
+
+    private static Child child(String... args) throws IOException, InterruptedException {
         Path log = Files.createTempFile(work, "child-", ".log");
-        Process p =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
+        Process p = start(log, args);
         if (!p.waitFor(8, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             throw new AssertionError("child JVM did not finish: " + Files.readString(log));

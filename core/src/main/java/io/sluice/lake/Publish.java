@@ -94,10 +94,19 @@ public final class Publish {
      * modified before {@link #TRASH_GRACE} ago.
      */
     public static void removeExpired(Path stagingRoot, Predicate<String> whose) throws IOException {
+        removeExpired(stagingRoot, whose, TRASH_GRACE);
+    }
+
+    /**
+     * Deletes the entries of {@code stagingRoot} that {@code whose} accepts and that were last
+     * modified before {@code grace} ago.
+     */
+    public static void removeExpired(Path stagingRoot, Predicate<String> whose, Duration grace)
+            throws IOException {
         if (!Files.isDirectory(stagingRoot)) {
             return;
         }
-        long graceStart = System.currentTimeMillis() - TRASH_GRACE.toMillis();
+        long graceStart = System.currentTimeMillis() - grace.toMillis();
         try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(stagingRoot)) {
             for (Path leftover : leftovers) {
                 if (whose.test(leftover.getFileName().toString())

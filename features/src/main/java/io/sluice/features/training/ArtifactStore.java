@@ -35,6 +35,7 @@ final class ArtifactStore {
 
     static final String DATA = "data";
     static final String MANIFEST = "_SUCCESS";
+    static final String STAGING = "_staging";
 
     private final Path dir;
 
@@ -56,9 +57,19 @@ final class ArtifactStore {
         return Files.isRegularFile(dir.resolve(digest).resolve(MANIFEST));
     }
 
-    /** A new staging directory for an artifact, with an empty {@link #DATA} directory. */
+    /**
+     * How long the staging directory of a build that never published (its process was killed) is
+     * kept: a day, longer than a build runs, so a concurrent build's is never taken for one.
+     */
+    static final java.time.Duration ABANDONED = java.time.Duration.ofDays(1);
+
+    /**
+     * A new staging directory for an artifact, with an empty {@link #DATA} directory; staging
+     * directories abandoned more than {@link #ABANDONED} ago are deleted first.
+     */
     Path stage() throws IOException {
-        Path staging = Publish.stage(dir, "_staging");
+        Publish.removeExpired(dir, name -> name.startsWith(STAGING + "."), ABANDONED);
+        Path staging = Publish.stage(dir, STAGING);
         Files.createDirectory(staging.resolve(DATA));
         return staging;
     }
