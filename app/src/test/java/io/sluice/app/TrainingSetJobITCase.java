@@ -177,7 +177,7 @@ class TrainingSetJobITCase {
 
     @Test
     void shouldPublishNothingWhenKilledAndBuildTheSetWhenRunAgain() throws Exception {
-        int rows = 300_000;
+        int rows = 100_000;
         Path spine = spine("killed.parquet", rows);
         Path out = work.resolve("killed-out.parquet");
         Path artifacts = Path.of(config.rootUri()).resolve("training_sets");
