@@ -17,6 +17,11 @@ final class EnvSubstitution {
         this.env = Map.copyOf(env);
     }
 
+    /** The value of environment variable {@code name}, or null if it is not set. */
+    String variable(String name) {
+        return env.get(name);
+    }
+
     /**
      * Returns {@code text} with every reference replaced.
      *

@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
 
 /**
  * Reads the sections that describe infrastructure rather than data: {@code kafka}, {@code storage},
- * {@code online} and {@code checkpoint}. Each method returns null when its section is invalid; the
- * problem has been reported.
+ * {@code online} and {@code checkpoint} ({@code storage.s3} is {@link S3Section}'s). Each method
+ * returns null when its section is invalid; the problem has been reported.
  */
 final class InfraSections {
 
@@ -77,16 +77,26 @@ final class InfraSections {
             root.report("storage", "required");
             return null;
         }
-        YamlMapping m = root.section("storage", List.of("root"));
+        YamlMapping m = root.section("storage", List.of("root", "s3"));
         if (m == null) {
             return null;
         }
+        URI rootUri = storageRoot(m);
+        // An s3 block beside a file: root is allowed: it also serves an s3: checkpoint.dir.
+        S3Config s3 = m.has("s3") ? S3Section.parse(m) : null;
+        if (rootUri == null || (m.has("s3") && s3 == null)) {
+            return null;
+        }
+        return new StorageConfig(rootUri, Optional.ofNullable(s3));
+    }
+
+    private static URI storageRoot(YamlMapping m) {
         String text = m.requiredString("root");
         if (text == null) {
             return null;
         }
         try {
-            return new StorageConfig(Locations.fileOrS3(text, m.ctx().baseDir()));
+            return Locations.fileOrS3(text, m.ctx().baseDir());
         } catch (IllegalArgumentException e) {
             m.report("root", e.getMessage());
             return null;

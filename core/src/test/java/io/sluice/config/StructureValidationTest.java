@@ -28,7 +28,8 @@ class StructureValidationTest {
 
         assertThat(errors(yaml))
                 .containsExactly(
-                        "sluice.yaml:5: storage.compression: unknown key (expected one of: root)");
+                        "sluice.yaml:5: storage.compression: unknown key (expected one of: root,"
+                                + " s3)");
     }
 
     @Test
