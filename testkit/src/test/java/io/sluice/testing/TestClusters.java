@@ -1,13 +1,23 @@
 package io.sluice.testing;
 
+import io.sluice.config.StorageConfig;
 import io.sluice.kafka.EmbeddedKafka;
+import io.sluice.s3.LocalS3;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** The real parts integration tests run against: a Flink MiniCluster and a Kafka broker. */
+/**
+ * The real parts integration tests run against: a Flink MiniCluster, a Kafka broker and an S3
+ * server.
+ */
 public final class TestClusters {
 
     private TestClusters() {}
@@ -42,6 +52,43 @@ public final class TestClusters {
 
         public String bootstrap() {
             return broker.bootstrapServers();
+        }
+    }
+
+    /**
+     * A real S3 server in this JVM for the test class ({@link LocalS3}, bucket {@value #BUCKET}),
+     * its objects plain files under a temporary directory that is deleted afterwards; register it
+     * as a static extension. Give each test its own lake with {@link #newLake()}.
+     */
+    public static final class S3 implements BeforeAllCallback, AfterAllCallback {
+
+        public static final String BUCKET = "lake";
+
+        private Path dir;
+        private LocalS3 server;
+
+        @Override
+        public void beforeAll(ExtensionContext context) throws IOException {
+            dir = Files.createTempDirectory("sluice-s3");
+            server = LocalS3.start(dir, BUCKET);
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) throws IOException {
+            try {
+                server.close();
+            } finally {
+                FileUtils.deleteDirectory(dir.toFile());
+            }
+        }
+
+        public LocalS3 server() {
+            return server;
+        }
+
+        /** A lake under a fresh prefix, {@code s3://lake/t-<random>}, on this server. */
+        public StorageConfig newLake() {
+            return server.storage("t-" + UUID.randomUUID().toString().substring(0, 8));
         }
     }
 }
