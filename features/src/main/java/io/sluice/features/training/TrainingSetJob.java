@@ -152,16 +152,34 @@ final class TrainingSetJob {
                                 java.util.concurrent.TimeUnit.MILLISECONDS);
                 break;
             } catch (java.util.concurrent.TimeoutException running) {
-                Object done = job.getAccumulators().get().get(PointInTimeFunction.ROWS_COMPUTED);
-                if (done instanceof Long n) {
-                    progress.rows(n, total);
-                }
+                poll(job, total, progress);
             } catch (java.util.concurrent.ExecutionException e) {
                 throw e.getCause() instanceof Exception cause ? cause : e;
             }
         }
         progress.rows(total, total);
         return outcome(plan, result.getAllAccumulatorResults());
+    }
+
+    /**
+     * Tells {@code progress} the rows computed so far, if the job can say: a job that has just
+     * ended may have taken its local cluster down with it, and its result is then the next thing to
+     * read, so a failed poll is skipped.
+     */
+    private static void poll(
+            org.apache.flink.core.execution.JobClient job,
+            long total,
+            TrainingSetBuilder.Progress progress)
+            throws InterruptedException {
+        Object done;
+        try {
+            done = job.getAccumulators().get().get(PointInTimeFunction.ROWS_COMPUTED);
+        } catch (java.util.concurrent.ExecutionException | RuntimeException ended) {
+            return;
+        }
+        if (done instanceof Long n) {
+            progress.rows(n, total);
+        }
     }
 
     private static Outcome outcome(TrainingPlan plan, Map<String, Object> accumulators) {
