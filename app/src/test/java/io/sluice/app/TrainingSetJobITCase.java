@@ -134,25 +134,7 @@ class TrainingSetJobITCase {
         assertThat(hold.output()).contains("OutOfMemoryError");
 
         Path out = work.resolve("big-out");
-        Child build =
-                child(
-                        "-cp",
-                        classpath(),
-                        Main.class.getName(),
-                        "training-set",
-                        "--config",
-                        yaml.toString(),
-                        "--spine",
-                        spine.toString(),
-                        "--features",
-                        FEATURES,
-                        "--with-status",
-                        "--parallelism",
-                        "2",
-                        "--chunk-rows",
-                        "2000",
-                        "--out",
-                        out + "/");
+        Child build = child(trainingSet(spine, out + "/", "--with-status", "--chunk-rows", "2000"));
         assertThat(build.exit()).as(build.output()).isZero();
         String parts = out.resolve("part-*.parquet").toString();
         try (DuckDb duck = new DuckDb()) {
@@ -186,22 +168,7 @@ class TrainingSetJobITCase {
         Files.setLastModifiedTime(
                 abandoned,
                 java.nio.file.attribute.FileTime.from(Instant.now().minus(Duration.ofDays(2))));
-        String[] command = {
-            "-cp",
-            classpath(),
-            Main.class.getName(),
-            "training-set",
-            "--config",
-            yaml.toString(),
-            "--spine",
-            spine.toString(),
-            "--features",
-            FEATURES,
-            "--parallelism",
-            "2",
-            "--out",
-            out.toString()
-        };
+        String[] command = trainingSet(spine, out.toString());
         List<Path> before = published(artifacts); // other tests' artifacts
         Path log = Files.createTempFile(work, "killed-", ".log");
         Process first = start(log, command);
@@ -238,6 +205,29 @@ class TrainingSetJobITCase {
             assertThat(((Number) counts.get("labels")).longValue()).isEqualTo(rows);
             checkSample(duck, out.toString(), 20);
         }
+    }
+
+    /** A child JVM's arguments for {@code sluice training-set} of the test's features. */
+    private static String[] trainingSet(Path spine, String out, String... more) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "-cp",
+                                classpath(),
+                                Main.class.getName(),
+                                "training-set",
+                                "--config",
+                                yaml.toString(),
+                                "--spine",
+                                spine.toString(),
+                                "--features",
+                                FEATURES,
+                                "--parallelism",
+                                "2",
+                                "--out",
+                                out));
+        args.addAll(List.of(more));
+        return args.toArray(new String[0]);
     }
 
     /** The staging directories of builds in {@code artifacts}. */

@@ -61,29 +61,15 @@ final class TrainingSetJob {
 
     private TrainingSetJob() {}
 
-    /**
-     * Runs the job of {@code plan} on {@code env}, writing its part files into {@code parts}.
-     *
-     * @param chunkRows the most rows a subtask computes at once
-     */
-    static Outcome run(
-            StreamExecutionEnvironment env,
-            TrainingPlan plan,
-            Path spine,
-            boolean statusColumns,
-            Path parts,
-            int chunkRows)
-            throws Exception {
-        return run(env, plan, spine, statusColumns, parts, chunkRows, (done, total) -> {});
-    }
-
     /** How often a running job's progress is asked for. */
     static final java.time.Duration PROGRESS_EVERY = java.time.Duration.ofMillis(500);
 
     /**
-     * {@link #run(StreamExecutionEnvironment, TrainingPlan, Path, boolean, Path, int)}, telling
-     * {@code progress} how many rows its passes have computed, of the spine's rows times its
+     * Runs the job of {@code plan} on {@code env}, writing its part files into {@code parts}, and
+     * tells {@code progress} how many rows its passes have computed, of the spine's rows times its
      * passes, while it runs (from the job's accumulators, as its tasks report them).
+     *
+     * @param chunkRows the most rows a subtask computes at once
      */
     static Outcome run(
             StreamExecutionEnvironment env,
