@@ -3,7 +3,6 @@ package io.sluice.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.sluice.config.S3Config;
 import io.sluice.config.StorageConfig;
@@ -151,7 +150,8 @@ class S3LakeFileSystemITCase {
 
     @Test
     void shouldTakeCredentialsFromTheDefaultProviderChainWithoutKeyVariables() throws IOException {
-        assumeThat(System.getenv("AWS_ACCESS_KEY_ID")).as("the chain reads it first").isNull();
+        // The chain reads these first; the build leaves them empty (testkit's pom).
+        assertThat(System.getenv("AWS_ACCESS_KEY_ID")).as("AWS_ACCESS_KEY_ID").isNullOrEmpty();
         byte[] data = bytes(10, 21);
         LakeFiles.write(at("chain/x"), data);
         LocalS3 server = S3.server();
