@@ -139,18 +139,7 @@ class TrainingSetJobITCase {
         String parts = out.resolve("part-*.parquet").toString();
         try (DuckDb duck = new DuckDb()) {
             // Every row, once, and the parts in file-name order are the spine in its order.
-            Map<String, Object> counts =
-                    duck.rows(
-                                    "select count(*) as n, count(distinct label) as labels,"
-                                            + " sum(case when label <> rn - 1 then 1 else 0 end)"
-                                            + " as misplaced from (select label, row_number()"
-                                            + " over () as rn from read_parquet('"
-                                            + parts
-                                            + "'))")
-                            .get(0);
-            assertThat(((Number) counts.get("n")).longValue()).isEqualTo(rows);
-            assertThat(((Number) counts.get("labels")).longValue()).isEqualTo(rows);
-            assertThat(((Number) counts.get("misplaced")).longValue()).isZero();
+            assertThat(misplacedOfEveryRowOnce(duck, parts, rows)).isZero();
             assertThat(Files.list(out).filter(f -> f.toString().endsWith(".parquet")).count())
                     .isEqualTo(2);
             checkSample(duck, parts, 40);
@@ -194,17 +183,28 @@ class TrainingSetJobITCase {
         // The killed run's staging is kept (a day's grace: it could be a build still running).
         assertThat(staging(artifacts)).containsExactlyElementsOf(killedStaging);
         try (DuckDb duck = new DuckDb()) {
-            Map<String, Object> counts =
-                    duck.rows(
-                                    "select count(*) as n, count(distinct label) as labels from"
-                                            + " read_parquet('"
-                                            + out
-                                            + "')")
-                            .get(0);
-            assertThat(((Number) counts.get("n")).longValue()).isEqualTo(rows);
-            assertThat(((Number) counts.get("labels")).longValue()).isEqualTo(rows);
+            misplacedOfEveryRowOnce(duck, out.toString(), rows);
             checkSample(duck, out.toString(), 20);
         }
+    }
+
+    /**
+     * Asserts that {@code parquet} holds {@code rows} rows, each spine row (its label) once;
+     * returns how many stand elsewhere than at their spine position.
+     */
+    private static long misplacedOfEveryRowOnce(DuckDb duck, String parquet, int rows) {
+        Map<String, Object> counts =
+                duck.rows(
+                                "select count(*) as n, count(distinct label) as labels,"
+                                        + " sum(case when label <> rn - 1 then 1 else 0 end)"
+                                        + " as misplaced from (select label, row_number()"
+                                        + " over () as rn from read_parquet('"
+                                        + parquet
+                                        + "'))")
+                        .get(0);
+        assertThat(((Number) counts.get("n")).longValue()).isEqualTo(rows);
+        assertThat(((Number) counts.get("labels")).longValue()).isEqualTo(rows);
+        return ((Number) counts.get("misplaced")).longValue();
     }
 
     /** A child JVM's arguments for {@code sluice training-set} of the test's features. */
