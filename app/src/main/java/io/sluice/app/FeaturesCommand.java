@@ -128,8 +128,21 @@ final class FeaturesCommand extends StreamingJobCommand {
         }
         SluiceConfig cfg = config.load();
         BackfillPlan plan = BackfillPlan.of(cfg, start, end);
-        Backfill.Result result =
-                Backfill.run(StreamExecutionEnvironment.getExecutionEnvironment(), cfg, plan);
+        Backfill.Result result;
+        // The job's rows read, from its accumulator, of the manifests' rows in range.
+        try (Progress progress =
+                Progress.start(
+                        "backfill",
+                        "events read",
+                        Backfill.events(cfg, plan),
+                        spec.commandLine().getOut())) {
+            result =
+                    Backfill.run(
+                            StreamExecutionEnvironment.getExecutionEnvironment(),
+                            cfg,
+                            plan,
+                            (done, total) -> progress.update(done));
+        }
         print(result, spec.commandLine().getOut());
         return 0;
     }

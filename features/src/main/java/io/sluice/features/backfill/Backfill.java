@@ -3,8 +3,10 @@ package io.sluice.features.backfill;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.event.DeadLetterRouter;
 import io.sluice.event.Parsed;
 import io.sluice.features.job.FeaturesJob;
+import io.sluice.features.job.JobProgress;
 import io.sluice.features.job.TileUpdate;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,10 +48,32 @@ public final class Backfill {
 
     private Backfill() {}
 
+    /** Progress of a backfill's job. */
+    public interface Progress {
+        /**
+         * @param done warehouse rows read so far
+         * @param total the rows it reads: each view's source rows in range
+         */
+        void events(long done, long total);
+    }
+
     /**
      * Runs the backfill of {@code plan} on {@code env} (switched to BATCH) and publishes its log.
      */
     public static Result run(StreamExecutionEnvironment env, SluiceConfig config, BackfillPlan plan)
+            throws Exception {
+        return run(env, config, plan, (done, total) -> {});
+    }
+
+    /**
+     * Runs the backfill of {@code plan} on {@code env} (switched to BATCH), telling {@code
+     * progress} the rows its job has read while it runs, and publishes its log.
+     */
+    public static Result run(
+            StreamExecutionEnvironment env,
+            SluiceConfig config,
+            BackfillPlan plan,
+            Progress progress)
             throws Exception {
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         Path stagingRoot = plan.root().resolve("_staging").resolve("backfill");
@@ -58,8 +82,16 @@ public final class Backfill {
                 System.currentTimeMillis() + "-" + UUID.randomUUID().toString().substring(0, 8);
         Path staging = stagingRoot.resolve(run);
         try {
+            long total = events(config, plan);
             if (define(env, config, plan, staging)) {
-                env.execute("sluice-features-backfill");
+                progress.events(0, total);
+                Long read =
+                        JobProgress.await(
+                                        env.executeAsync("sluice-features-backfill"),
+                                        DeadLetterRouter.EVENTS_READ,
+                                        n -> progress.events(n, total))
+                                .getAccumulatorResult(DeadLetterRouter.EVENTS_READ);
+                progress.events(read == null ? 0 : read, total);
             }
             List<ViewResult> views = new ArrayList<>();
             for (FeatureViewConfig view : config.featureViews()) {
@@ -76,6 +108,13 @@ public final class Backfill {
         } finally {
             FileUtils.deleteDirectoryQuietly(staging.toFile());
         }
+    }
+
+    /** The rows the job reads: every view reads its source table's files in range. */
+    public static long events(SluiceConfig config, BackfillPlan plan) {
+        return config.featureViews().stream()
+                .mapToLong(v -> plan.rows().getOrDefault(v.source(), 0L))
+                .sum();
     }
 
     /**

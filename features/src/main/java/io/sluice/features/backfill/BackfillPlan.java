@@ -28,9 +28,15 @@ import java.util.Optional;
  * @param to end, epoch millis (exclusive): the hours that start before it
  * @param hours the partitions of the range, {@code dt=…/hr=…}, in order
  * @param files per source table, the Parquet files its warehouse manifests list in range
+ * @param rows per source table, the rows of those files (as their manifests count them)
  */
 public record BackfillPlan(
-        Path root, long fromHour, long to, List<String> hours, Map<String, List<Path>> files) {
+        Path root,
+        long fromHour,
+        long to,
+        List<String> hours,
+        Map<String, List<Path>> files,
+        Map<String, Long> rows) {
 
     /**
      * Plans a backfill, or fails naming everything that stands in its way.
@@ -77,6 +83,7 @@ public record BackfillPlan(
             tables.put(view.source(), config.table(view.source()).orElseThrow());
         }
         Map<String, List<Path>> files = new LinkedHashMap<>();
+        Map<String, Long> rows = new LinkedHashMap<>();
         List<String> incomplete = new ArrayList<>();
         List<String> stale = new ArrayList<>();
         for (TableConfig table : tables.values()) {
@@ -91,7 +98,9 @@ public record BackfillPlan(
             warehouse
                     .pending(Optional.of(fromHour), Optional.of(end), false)
                     .forEach(hour -> stale.add(table.name() + " " + hour));
-            files.put(table.name(), warehouseFiles(table, warehouse, hours, problems));
+            List<Path> tableFiles = new ArrayList<>();
+            rows.put(table.name(), warehouseFiles(table, warehouse, hours, tableFiles, problems));
+            files.put(table.name(), tableFiles);
         }
         if (!incomplete.isEmpty()) {
             problems.add(
@@ -117,7 +126,7 @@ public record BackfillPlan(
                             + "):\n  "
                             + String.join("\n  ", problems));
         }
-        return new BackfillPlan(root, fromHour, end, List.copyOf(hours), files);
+        return new BackfillPlan(root, fromHour, end, List.copyOf(hours), files, rows);
     }
 
     /**
@@ -144,22 +153,30 @@ public record BackfillPlan(
         }
     }
 
-    /** The Parquet files each warehouse hour's manifest lists: exactly the published set. */
-    private static List<Path> warehouseFiles(
-            TableConfig table, WarehouseHours warehouse, List<String> hours, List<String> problems)
+    /**
+     * Adds to {@code files} the Parquet files each warehouse hour's manifest lists (exactly the
+     * published set), and returns their rows.
+     */
+    private static long warehouseFiles(
+            TableConfig table,
+            WarehouseHours warehouse,
+            List<String> hours,
+            List<Path> files,
+            List<String> problems)
             throws IOException {
-        List<Path> files = new ArrayList<>();
+        long rows = 0;
         for (String hour : hours) {
             Path dir = warehouse.warehouseHour(hour);
             Optional<WarehouseManifest> manifest = WarehouseManifest.read(dir);
             if (manifest.isPresent()) {
                 manifest.get().files().forEach(f -> files.add(dir.resolve(f.name())));
+                rows += manifest.get().rows();
             } else if (Files.isDirectory(dir)) {
                 problems.add(
                         "warehouse hour without a _SUCCESS manifest: " + table.name() + " " + hour);
             }
         }
-        return files;
+        return rows;
     }
 
     /** The range as {@code [from, to)} instants, for messages. */

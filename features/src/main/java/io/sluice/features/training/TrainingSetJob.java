@@ -1,6 +1,7 @@
 package io.sluice.features.training;
 
 import io.sluice.features.agg.Status;
+import io.sluice.features.job.JobProgress;
 import io.sluice.features.online.FeatureRefs;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -60,9 +61,6 @@ final class TrainingSetJob {
             long entities) {}
 
     private TrainingSetJob() {}
-
-    /** How often a running job's progress is asked for. */
-    static final java.time.Duration PROGRESS_EVERY = java.time.Duration.ofMillis(500);
 
     /**
      * Runs the job of {@code plan} on {@code env}, writing its part files into {@code parts}, and
@@ -128,44 +126,11 @@ final class TrainingSetJob {
         org.apache.flink.core.execution.JobClient job = env.executeAsync("sluice-training-set");
         long total = plan.rows * plan.groups.size();
         progress.rows(0, total);
-        var finished = job.getJobExecutionResult();
-        JobExecutionResult result;
-        while (true) {
-            try {
-                result =
-                        finished.get(
-                                PROGRESS_EVERY.toMillis(),
-                                java.util.concurrent.TimeUnit.MILLISECONDS);
-                break;
-            } catch (java.util.concurrent.TimeoutException running) {
-                poll(job, total, progress);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw e.getCause() instanceof Exception cause ? cause : e;
-            }
-        }
+        JobExecutionResult result =
+                JobProgress.await(
+                        job, PointInTimeFunction.ROWS_COMPUTED, n -> progress.rows(n, total));
         progress.rows(total, total);
         return outcome(plan, result.getAllAccumulatorResults());
-    }
-
-    /**
-     * Tells {@code progress} the rows computed so far, if the job can say: a job that has just
-     * ended may have taken its local cluster down with it, and its result is then the next thing to
-     * read, so a failed poll is skipped.
-     */
-    private static void poll(
-            org.apache.flink.core.execution.JobClient job,
-            long total,
-            TrainingSetBuilder.Progress progress)
-            throws InterruptedException {
-        Object done;
-        try {
-            done = job.getAccumulators().get().get(PointInTimeFunction.ROWS_COMPUTED);
-        } catch (java.util.concurrent.ExecutionException | RuntimeException ended) {
-            return;
-        }
-        if (done instanceof Long n) {
-            progress.rows(n, total);
-        }
     }
 
     private static Outcome outcome(TrainingPlan plan, Map<String, Object> accumulators) {

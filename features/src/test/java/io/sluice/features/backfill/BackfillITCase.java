@@ -105,7 +105,8 @@ class BackfillITCase {
             plantLogFile(config, view, outsideHour);
         }
 
-        Backfill.Result result = backfill(config, from, to);
+        List<long[]> progress = new ArrayList<>();
+        Backfill.Result result = backfill(config, from, to, progress);
 
         long totalRows = 0;
         for (FeatureViewConfig view : config.featureViews()) {
@@ -150,9 +151,18 @@ class BackfillITCase {
                                 .sum());
         assertThat(result.rows()).isEqualTo(totalRows);
         assertThat(result.hours()).isEqualTo(8);
+        // Its progress counts the warehouse rows each view reads, and ends with the job's own
+        // count of the rows it read.
+        long read =
+                config.featureViews().stream()
+                        .mapToLong(v -> sumEvents(streamed.get(v.name())))
+                        .sum();
+        assertThat(progress).first().satisfies(p -> assertThat(p).containsExactly(0, read));
+        assertThat(progress).last().satisfies(p -> assertThat(p).containsExactly(read, read));
+        assertThat(progress).allSatisfy(p -> assertThat(p[0]).isBetween(0L, read));
 
         // A re-run replaces the log with the same rows.
-        Backfill.Result again = backfill(config, from, to);
+        Backfill.Result again = backfill(config, from, to, new ArrayList<>());
         assertThat(again.rows()).isEqualTo(totalRows);
         for (FeatureViewConfig view : config.featureViews()) {
             assertThat(rows(ALL_ROWS, logDir(config, view)))
@@ -181,11 +191,15 @@ class BackfillITCase {
         return rows;
     }
 
-    private static Backfill.Result backfill(SluiceConfig config, Instant from, Instant to)
-            throws Exception {
+    private static Backfill.Result backfill(
+            SluiceConfig config, Instant from, Instant to, List<long[]> progress) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        return Backfill.run(env, config, BackfillPlan.of(config, from, to));
+        return Backfill.run(
+                env,
+                config,
+                BackfillPlan.of(config, from, to),
+                (done, total) -> progress.add(new long[] {done, total}));
     }
 
     /** A copy of one of the streaming log's files, standing in an hour it does not belong to. */
