@@ -4,7 +4,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
-import java.nio.file.Path;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -102,13 +102,12 @@ public final class CompactJob {
     public record HourTask(String table, String partition) {}
 
     /**
-     * Adds the compact pipeline to {@code env} and returns its stream of per-hour results.
-     *
-     * @throws IllegalArgumentException if the storage root is not a local directory
+     * Adds the compact pipeline to {@code env} and returns its stream of per-hour results. An
+     * object-store root needs {@code LakeFileSystem#initialize} in every JVM that runs its tasks.
      */
     public static DataStream<HourCompactor.Result> define(
             StreamExecutionEnvironment env, SluiceConfig config, Options options) {
-        Path root = localRoot(config);
+        URI root = config.rootUri();
         DataStream<Long> triggers;
         if (options.continuous()) {
             triggers =
@@ -149,7 +148,7 @@ public final class CompactJob {
         int hours = 0;
         for (TableConfig table : config.tables()) {
             hours +=
-                    new HourCompactor(table, localRoot(config))
+                    new HourCompactor(table, config.rootUri(), 1)
                             .pending(
                                     Optional.ofNullable(options.fromHour()),
                                     Optional.ofNullable(options.toMillis()),
@@ -157,17 +156,6 @@ public final class CompactJob {
                             .size();
         }
         return hours;
-    }
-
-    /** The local directory of {@code storage.root}. */
-    static Path localRoot(SluiceConfig config) {
-        if (!"file".equals(config.rootUri().getScheme())) {
-            throw new IllegalArgumentException(
-                    "storage.root: the compact job needs a file: root (a local or mounted file"
-                            + " system, where an hour can be swapped atomically); got "
-                            + config.rootUri());
-        }
-        return Path.of(config.rootUri());
     }
 
     /** Lists the hours to compact, for every table, on each trigger. */
@@ -196,7 +184,7 @@ public final class CompactJob {
         @Override
         public void open(OpenContext context) {
             compactors = new ArrayList<>();
-            tables.values().forEach(t -> compactors.add(new HourCompactor(t, Path.of(root))));
+            tables.values().forEach(t -> compactors.add(new HourCompactor(t, URI.create(root), 1)));
         }
 
         @Override
@@ -245,7 +233,7 @@ public final class CompactJob {
                                             .getNumberOfParallelSubtasks());
             tables.forEach(
                     (name, t) ->
-                            compactors.put(name, new HourCompactor(t, Path.of(root), threads)));
+                            compactors.put(name, new HourCompactor(t, URI.create(root), threads)));
             var metrics = getRuntimeContext().getMetricGroup();
             compacted = metrics.counter("hoursCompacted");
             upToDate = metrics.counter("hoursUpToDate");

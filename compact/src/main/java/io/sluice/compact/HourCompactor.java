@@ -5,15 +5,19 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.config.TableConfig;
 import io.sluice.lake.HourManifest;
 import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ManifestPublish;
 import io.sluice.lake.Publish;
 import io.sluice.lake.WarehouseHours;
 import io.sluice.lake.WarehouseManifest;
 import io.sluice.lake.WarehouseSchema;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,9 +27,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -51,7 +57,10 @@ import org.apache.parquet.hadoop.ParquetWriter;
  * <p>The output is a pure function of the landing hour: file names carry a digest of their bytes,
  * and neither the files nor the manifest hold a wall-clock time. Compacting the same input again
  * therefore yields the same names and bytes, and a crash at any point leaves the previous hour in
- * place (new files are built outside the warehouse and swapped in whole).
+ * place. On a {@code file:} root the new files are built outside the warehouse and swapped in whole
+ * ({@link Publish#replace}); on an object store, which cannot rename, they are uploaded under their
+ * digest names and the hour's manifest, written last, switches Sluice's readers to them ({@link
+ * ManifestPublish}).
  *
  * <p>Plain Java with no Flink types in its logic: the compact job calls it per hour, and so do
  * tests and the benchmark. One hour is held in memory while it is compacted.
@@ -104,8 +113,8 @@ public final class HourCompactor {
     private static final int DIGEST_CHARS = 16;
 
     private final TableConfig table;
-    private final Path rawTable;
-    private final Path staging;
+    private final URI stagingRoot;
+    private final boolean atomicRename;
     private final WarehouseSchema warehouseSchema;
     private final HourRows hourRows;
     private final WarehouseHours hours;
@@ -116,13 +125,21 @@ public final class HourCompactor {
      * @param root the local directory of {@code storage.root}
      */
     public HourCompactor(TableConfig table, Path root) {
-        this(table, root, 1);
+        this(table, root.toUri(), 1);
     }
 
     /**
      * @param threads threads that read one hour's landing files and write its bucket files
      */
     public HourCompactor(TableConfig table, Path root, int threads) {
+        this(table, root.toUri(), threads);
+    }
+
+    /**
+     * @param root {@code storage.root}: a {@code file:} directory or an object store's prefix
+     * @param threads threads that read one hour's landing files and write its bucket files
+     */
+    public HourCompactor(TableConfig table, URI root, int threads) {
         this(table, root, threads, bucketsWritten -> {});
     }
 
@@ -130,15 +147,15 @@ public final class HourCompactor {
      * @param afterBucket called with the number of bucket files written so far; tests use it to
      *     stop the process half-way
      */
-    HourCompactor(TableConfig table, Path root, int threads, IntConsumer afterBucket) {
+    HourCompactor(TableConfig table, URI root, int threads, IntConsumer afterBucket) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be >= 1");
         }
         this.table = table;
         this.threads = threads;
         this.afterBucket = afterBucket;
-        this.rawTable = root.resolve("raw").resolve(table.name());
-        this.staging = root.resolve("_staging").resolve("compact").resolve(table.name());
+        this.stagingRoot = LakeFiles.resolve(root, "_staging/compact/" + table.name());
+        this.atomicRename = LakeFiles.supportsAtomicRename(root);
         this.warehouseSchema = WarehouseSchema.of(table.schema());
         this.hourRows = new HourRows(table);
         this.hours = new WarehouseHours(table, root);
@@ -149,7 +166,7 @@ public final class HourCompactor {
     }
 
     /** {@code <root>/warehouse/<table>/<partition>}. */
-    public Path warehouseHour(String partition) {
+    public URI warehouseHour(String partition) {
         return hours.warehouseHour(partition);
     }
 
@@ -166,15 +183,15 @@ public final class HourCompactor {
      */
     public Result compact(String partition, boolean force) throws IOException {
         HourPartitioner.parse(partition); // rejects anything that is not a partition name
-        Path rawHour = rawTable.resolve(partition);
-        Path landingManifest = rawHour.resolve(HourManifest.NAME);
-        if (!Files.isRegularFile(landingManifest)) {
+        URI rawHour = hours.landingHour(partition);
+        byte[] manifestBytes;
+        try {
+            manifestBytes = LakeFiles.read(LakeFiles.resolve(rawHour, HourManifest.NAME));
+        } catch (FileNotFoundException notYet) {
             return new Result(table.name(), partition, Outcome.INCOMPLETE, 0, 0, 0, 0, 0, null);
         }
-        byte[] manifestBytes = Files.readAllBytes(landingManifest);
         String sourceDigest = sha256(manifestBytes);
-        Path target = warehouseHour(partition);
-        Optional<WarehouseManifest> current = WarehouseManifest.read(target);
+        Optional<WarehouseManifest> current = WarehouseManifest.read(warehouseHour(partition));
         if (!force
                 && current.isPresent()
                 && current.get().sourceManifestSha256().equals(sourceDigest)) {
@@ -203,8 +220,8 @@ public final class HourCompactor {
         }
     }
 
-    private List<HourRows.Row> readHour(
-            Path rawHour, JsonNode landingManifest, ExecutorService pool) throws IOException {
+    private List<HourRows.Row> readHour(URI rawHour, JsonNode landingManifest, ExecutorService pool)
+            throws IOException {
         List<JsonNode> files = new ArrayList<>();
         landingManifest.path("files").forEach(files::add);
         files.sort(Comparator.comparing(f -> f.path("name").asText()));
@@ -215,7 +232,7 @@ public final class HourCompactor {
             reads.add(
                     () ->
                             hourRows.read(
-                                    rawHour.resolve(file.path("name").asText()),
+                                    LakeFiles.resolve(rawHour, file.path("name").asText()),
                                     index,
                                     file.path("rows").asLong()));
         }
@@ -227,7 +244,7 @@ public final class HourCompactor {
         return rows;
     }
 
-    /** Writes the buckets and the manifest into staging, then swaps them in as the hour. */
+    /** Writes the buckets and the manifest and publishes them as the hour. */
     private WarehouseManifest publish(
             String partition,
             String sourceDigest,
@@ -235,8 +252,22 @@ public final class HourCompactor {
             List<List<HourRows.Row>> buckets,
             ExecutorService pool)
             throws IOException {
+        return atomicRename
+                ? replaceHour(partition, sourceDigest, sourceRows, buckets, pool)
+                : uploadHour(partition, sourceDigest, sourceRows, buckets, pool);
+    }
+
+    /** On a file system: writes the hour into staging, then swaps it in. */
+    private WarehouseManifest replaceHour(
+            String partition,
+            String sourceDigest,
+            long sourceRows,
+            List<List<HourRows.Row>> buckets,
+            ExecutorService pool)
+            throws IOException {
+        Path staging = Path.of(stagingRoot);
         String stem = partition.replace('/', '_');
-        removeCrashedRuns(stem);
+        removeCrashedRuns(staging, stem);
         Publish.removeExpired(staging, name -> name.endsWith(Publish.TRASH_SUFFIX));
         Path stagingHour = Publish.stage(staging, stem);
         try {
@@ -254,25 +285,15 @@ public final class HourCompactor {
                             });
                 }
             }
-            List<WarehouseManifest.BucketFile> files = runAll(pool, writes);
-            long kept = files.stream().mapToLong(WarehouseManifest.BucketFile::rows).sum();
             WarehouseManifest manifest =
-                    new WarehouseManifest(
-                            table.name(),
-                            partition,
-                            sourceDigest,
-                            sourceRows,
-                            kept,
-                            sourceRows - kept,
-                            table.buckets(),
-                            files,
-                            warehouseSchema.schema());
+                    manifest(partition, sourceDigest, sourceRows, runAll(pool, writes));
             Files.write(stagingHour.resolve(WarehouseManifest.NAME), manifest.toJson());
             // The displaced set stays in the staging area for a grace period, for inspection.
             // Readers that opened its files keep reading them; a reader that only listed the old
             // directory finds changed buckets gone (the README says so): no name in the
             // warehouse can reach the old set without a listing seeing a mix.
-            Publish.replace(stagingHour, warehouseHour(partition), Publish.trash(staging, stem));
+            Publish.replace(
+                    stagingHour, Path.of(warehouseHour(partition)), Publish.trash(staging, stem));
             return manifest;
         } catch (IOException | RuntimeException e) {
             FileUtils.deleteDirectoryQuietly(stagingHour.toFile());
@@ -281,10 +302,91 @@ public final class HourCompactor {
     }
 
     /**
+     * On an object store: writes each bucket file locally, uploads it under its digest name into
+     * the hour, then writes the hour's manifest last; the files it no longer lists are deleted
+     * after {@link Publish#TRASH_GRACE} ({@link ManifestPublish}).
+     */
+    private WarehouseManifest uploadHour(
+            String partition,
+            String sourceDigest,
+            long sourceRows,
+            List<List<HourRows.Row>> buckets,
+            ExecutorService pool)
+            throws IOException {
+        ManifestPublish.removeExpired(stagingRoot, Publish.TRASH_GRACE);
+        URI hour = warehouseHour(partition);
+        Path local = Files.createTempDirectory("sluice-compact-");
+        try {
+            AtomicInteger written = new AtomicInteger();
+            List<Callable<WarehouseManifest.BucketFile>> writes = new ArrayList<>();
+            for (int b = 0; b < buckets.size(); b++) {
+                int bucket = b;
+                if (!buckets.get(b).isEmpty()) {
+                    writes.add(
+                            () -> {
+                                WarehouseManifest.BucketFile f =
+                                        writeBucket(local, bucket, buckets.get(bucket));
+                                upload(local.resolve(f.name()), LakeFiles.resolve(hour, f.name()));
+                                Files.delete(local.resolve(f.name()));
+                                afterBucket.accept(written.incrementAndGet());
+                                return f;
+                            });
+                }
+            }
+            WarehouseManifest manifest =
+                    manifest(partition, sourceDigest, sourceRows, runAll(pool, writes));
+            Set<String> names = new HashSet<>();
+            manifest.files().forEach(f -> names.add(f.name()));
+            ManifestPublish.publish(
+                    hour,
+                    WarehouseManifest.NAME,
+                    manifest.toJson(),
+                    names,
+                    stagingRoot,
+                    partition.replace('/', '_'));
+            return manifest;
+        } finally {
+            FileUtils.deleteDirectoryQuietly(local.toFile());
+        }
+    }
+
+    /**
+     * Uploads a bucket file unless an object of its name is there: names carry a digest of the
+     * content, so one is there only from an earlier run that wrote the same bytes.
+     */
+    private static void upload(Path file, URI target) throws IOException {
+        if (LakeFiles.exists(target)) {
+            return;
+        }
+        try (InputStream in = Files.newInputStream(file);
+                OutputStream out = LakeFiles.create(target)) {
+            in.transferTo(out);
+        }
+    }
+
+    private WarehouseManifest manifest(
+            String partition,
+            String sourceDigest,
+            long sourceRows,
+            List<WarehouseManifest.BucketFile> files) {
+        long kept = files.stream().mapToLong(WarehouseManifest.BucketFile::rows).sum();
+        return new WarehouseManifest(
+                table.name(),
+                partition,
+                sourceDigest,
+                sourceRows,
+                kept,
+                sourceRows - kept,
+                table.buckets(),
+                files,
+                warehouseSchema.schema());
+    }
+
+    /**
      * Removes the staging directories of this hour that a crashed run left: an hour is compacted by
      * one task at a time (the job keys by hour), so any that exist are abandoned.
      */
-    private void removeCrashedRuns(String stem) throws IOException {
+    private static void removeCrashedRuns(Path staging, String stem) throws IOException {
         if (!Files.isDirectory(staging)) {
             return;
         }

@@ -3,12 +3,12 @@ package io.sluice.compact;
 import io.sluice.config.TableConfig;
 import io.sluice.event.DuplicateRule;
 import io.sluice.lake.HiveBucketing;
+import io.sluice.lake.LakeFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -92,7 +92,7 @@ final class HourRows {
      * @param fileIndex the file's place in the hour's name order: rows are numbered by it so that
      *     every order decision is the same however the files were read
      */
-    List<Row> read(Path file, int fileIndex, long expectedRows) throws IOException {
+    List<Row> read(URI file, int fileIndex, long expectedRows) throws IOException {
         Schema schema = table.schema();
         List<Row> rows = new ArrayList<>((int) Math.min(expectedRows, 1 << 24));
         GenericDatumWriter<GenericRecord> encoder = new GenericDatumWriter<>(schema);
@@ -101,7 +101,7 @@ final class HourRows {
         Map<Object, Object> keys = new HashMap<>();
         int buckets = table.buckets();
         long seq = (long) fileIndex << 40;
-        try (InputStream in = Files.newInputStream(file);
+        try (InputStream in = LakeFiles.open(file);
                 DataFileStream<GenericRecord> stream =
                         new DataFileStream<>(in, new GenericDatumReader<>(null, schema))) {
             GenericRecord record = null;

@@ -160,7 +160,8 @@ class HourCompactorTest {
             assertThat(warehouseMicros).isEqualTo(landingMicros);
         }
         // Untruncated statistics and the page index, as parquet-java reads them back.
-        try (Stream<Path> files = Files.list(compactor.warehouseHour("dt=2026-11-21/hr=03"))) {
+        try (Stream<Path> files =
+                Files.list(Path.of(compactor.warehouseHour("dt=2026-11-21/hr=03")))) {
             for (Path file : files.filter(f -> f.toString().endsWith(".parquet")).toList()) {
                 try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file))) {
                     for (BlockMetaData block : reader.getFooter().getBlocks()) {
@@ -255,23 +256,23 @@ class HourCompactorTest {
         HourCompactor compactor = compactor();
         String hour = "dt=2026-11-21/hr=03";
         compactor.compact(hour, false);
-        Map<String, String> first = contents(compactor.warehouseHour(hour));
-        Map<String, FileTime> times = modified(compactor.warehouseHour(hour));
+        Map<String, String> first = contents(Path.of(compactor.warehouseHour(hour)));
+        Map<String, FileTime> times = modified(Path.of(compactor.warehouseHour(hour)));
 
         assertThat(compactor.pending(Optional.empty(), Optional.empty(), false))
                 .doesNotContain(hour)
                 .contains("dt=2026-11-21/hr=04");
         assertThat(compactor.compact(hour, false).outcome())
                 .isEqualTo(HourCompactor.Outcome.UP_TO_DATE);
-        assertThat(modified(compactor.warehouseHour(hour))).isEqualTo(times);
+        assertThat(modified(Path.of(compactor.warehouseHour(hour)))).isEqualTo(times);
 
         assertThat(compactor.compact(hour, true).outcome())
                 .isEqualTo(HourCompactor.Outcome.COMPACTED);
-        assertThat(contents(compactor.warehouseHour(hour))).isEqualTo(first);
+        assertThat(contents(Path.of(compactor.warehouseHour(hour)))).isEqualTo(first);
 
         // Buckets written on several threads: still the same files, byte for byte.
         new HourCompactor(purchases, root, 3).compact(hour, true);
-        assertThat(contents(compactor.warehouseHour(hour))).isEqualTo(first);
+        assertThat(contents(Path.of(compactor.warehouseHour(hour)))).isEqualTo(first);
     }
 
     @Test
@@ -279,7 +280,7 @@ class HourCompactorTest {
         HourCompactor compactor = compactor();
         String hour = "dt=2026-11-21/hr=04";
         compactor.compact(hour, false);
-        Path target = compactor.warehouseHour(hour);
+        Path target = Path.of(compactor.warehouseHour(hour));
         Map<String, String> before = contents(target);
 
         // A late event re-opens the hour: the landing zone gets a file and a new manifest.
@@ -290,7 +291,7 @@ class HourCompactorTest {
         HourCompactor crashing =
                 new HourCompactor(
                         purchases,
-                        root,
+                        root.toUri(),
                         1,
                         bucketsWritten -> {
                             if (bucketsWritten == 3) {
@@ -333,7 +334,7 @@ class HourCompactorTest {
         HourCompactor compactor = compactor();
         String hour = "dt=2026-11-21/hr=03";
         compactor.compact(hour, false);
-        Path target = compactor.warehouseHour(hour);
+        Path target = Path.of(compactor.warehouseHour(hour));
         Set<Set<String>> published = new HashSet<>();
         published.add(parquetNames(target));
         List<Set<String>> observed = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -382,7 +383,7 @@ class HourCompactorTest {
             assertThat(
                             duck.rows(
                                     "select event_id, coupon, price from read_parquet('"
-                                            + compactor.warehouseHour(hour)
+                                            + Path.of(compactor.warehouseHour(hour))
                                             + "/*.parquet') where event_id like 'v1-%'"
                                             + " order by event_id"))
                     .extracting(
@@ -391,7 +392,7 @@ class HourCompactorTest {
             assertThat(
                             duck.count(
                                     "select count(*) from read_parquet('"
-                                            + compactor.warehouseHour(hour)
+                                            + Path.of(compactor.warehouseHour(hour))
                                             + "/*.parquet')"))
                     .isEqualTo(landed.get(hour) + 2 - duplicatesIn(hour));
         }
@@ -441,7 +442,7 @@ class HourCompactorTest {
                         duck.rows(
                                 "select event_id, user_id, price, epoch_ms(event_time) as t"
                                         + " from read_parquet('"
-                                        + compactor.warehouseHour(hour)
+                                        + Path.of(compactor.warehouseHour(hour))
                                         + "/*.parquet') where event_id like 'conflict-%'"
                                         + " order by event_id");
                 assertThat(rows)

@@ -33,14 +33,21 @@ public final class LakeFiles {
      * @param name the last segment of its path
      * @param length size in bytes (0 for a directory)
      * @param directory a directory, or on an object store a common prefix of keys
+     * @param modified last modification, epoch millis (0 where the store does not say, as for an
+     *     object store's common prefix)
      */
-    public record Entry(URI uri, String name, long length, boolean directory) {}
+    public record Entry(URI uri, String name, long length, boolean directory, long modified) {}
 
     private LakeFiles() {}
 
     /** The file system that serves {@code location}. */
     public static FileSystem fileSystem(URI location) throws IOException {
         return FileSystem.get(location);
+    }
+
+    /** {@code relative} (slash-separated) under {@code base}, however {@code base} ends. */
+    public static URI resolve(URI base, String relative) {
+        return new Path(new Path(base), relative).toUri();
     }
 
     /** The whole content of a file. */
@@ -126,7 +133,8 @@ public final class LakeFiles {
                             p.toUri(),
                             p.getName(),
                             status.isDir() ? 0 : status.getLen(),
-                            status.isDir()));
+                            status.isDir(),
+                            status.getModificationTime()));
         }
         entries.sort(Comparator.comparing(Entry::name));
         return entries;

@@ -2,7 +2,7 @@ package io.sluice.lake;
 
 import io.sluice.config.TableConfig;
 import java.io.IOException;
-import java.nio.file.Files;
+import java.net.URI;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -13,7 +13,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * A table's warehouse hours as the lake contract defines them: where each one lives, and whether it
@@ -22,17 +21,28 @@ import java.util.stream.Stream;
  */
 public final class WarehouseHours {
 
-    private final Path rawTable;
-    private final Path warehouseTable;
+    private final URI rawTable;
+    private final URI warehouseTable;
 
+    /** On a local root. */
     public WarehouseHours(TableConfig table, Path root) {
-        this.rawTable = root.resolve("raw").resolve(table.name());
-        this.warehouseTable = root.resolve("warehouse").resolve(table.name());
+        this(table, root.toUri());
+    }
+
+    /** On any root the lake runs on ({@code file:} or an object store). */
+    public WarehouseHours(TableConfig table, URI root) {
+        this.rawTable = LakeFiles.resolve(root, "raw/" + table.name());
+        this.warehouseTable = LakeFiles.resolve(root, "warehouse/" + table.name());
     }
 
     /** {@code <root>/warehouse/<table>/<partition>}. */
-    public Path warehouseHour(String partition) {
-        return warehouseTable.resolve(partition);
+    public URI warehouseHour(String partition) {
+        return LakeFiles.resolve(warehouseTable, partition);
+    }
+
+    /** {@code <root>/raw/<table>/<partition>}. */
+    public URI landingHour(String partition) {
+        return LakeFiles.resolve(rawTable, partition);
     }
 
     /**
@@ -59,17 +69,15 @@ public final class WarehouseHours {
     /** Landing partitions of this table that have a {@code _SUCCESS}, sorted. */
     public List<String> completeHours() throws IOException {
         List<String> hours = new ArrayList<>();
-        if (!Files.isDirectory(rawTable)) {
-            return hours;
-        }
-        try (Stream<Path> days = Files.list(rawTable)) {
-            for (Path day :
-                    days.filter(p -> p.getFileName().toString().startsWith("dt=")).toList()) {
-                try (Stream<Path> hrs = Files.list(day)) {
-                    hrs.filter(p -> p.getFileName().toString().startsWith("hr="))
-                            .filter(p -> Files.isRegularFile(p.resolve(HourManifest.NAME)))
-                            .map(p -> day.getFileName() + "/" + p.getFileName())
-                            .forEach(hours::add);
+        for (LakeFiles.Entry day : LakeFiles.list(rawTable)) {
+            if (!day.directory() || !day.name().startsWith("dt=")) {
+                continue;
+            }
+            for (LakeFiles.Entry hour : LakeFiles.list(day.uri())) {
+                if (hour.directory()
+                        && hour.name().startsWith("hr=")
+                        && LakeFiles.exists(LakeFiles.resolve(hour.uri(), HourManifest.NAME))) {
+                    hours.add(day.name() + "/" + hour.name());
                 }
             }
         }
@@ -84,9 +92,10 @@ public final class WarehouseHours {
                         .sourceManifestSha256()
                         .equals(
                                 sha256(
-                                        Files.readAllBytes(
-                                                rawTable.resolve(partition)
-                                                        .resolve(HourManifest.NAME))));
+                                        LakeFiles.read(
+                                                LakeFiles.resolve(
+                                                        landingHour(partition),
+                                                        HourManifest.NAME))));
     }
 
     /**
@@ -98,8 +107,7 @@ public final class WarehouseHours {
      */
     public long completeUntil() throws IOException {
         Set<String> stale = new HashSet<>(pending(Optional.empty(), Optional.empty(), false));
-        for (LandingScan.Hour h :
-                LandingScan.scan(new org.apache.flink.core.fs.Path(rawTable.toUri()))) {
+        for (LandingScan.Hour h : LandingScan.scan(new org.apache.flink.core.fs.Path(rawTable))) {
             boolean writing = !h.leftovers().isEmpty();
             if (h.committed().isEmpty() && !writing) {
                 continue; // nothing ever landed here

@@ -5,13 +5,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.nio.file.Files;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 
@@ -73,16 +73,23 @@ public record WarehouseManifest(
 
     /** Every manifest of a warehouse table directory ({@code dt=/hr=} hours), by partition. */
     public static List<WarehouseManifest> readAll(Path tableDir) throws IOException {
+        return readAll(tableDir.toUri());
+    }
+
+    /**
+     * Every manifest of a warehouse table directory ({@code dt=/hr=} hours), by partition, on any
+     * file system the lake runs on.
+     */
+    public static List<WarehouseManifest> readAll(URI tableDir) throws IOException {
         List<WarehouseManifest> manifests = new ArrayList<>();
-        if (!Files.isDirectory(tableDir)) {
-            return manifests;
-        }
-        try (Stream<Path> hours = Files.walk(tableDir, 2)) {
-            for (Path hour :
-                    hours.filter(p -> p.getFileName().toString().startsWith("hr="))
-                            .sorted()
-                            .toList()) {
-                read(hour).ifPresent(manifests::add);
+        for (LakeFiles.Entry day : LakeFiles.list(tableDir)) {
+            if (!day.directory() || !day.name().startsWith("dt=")) {
+                continue;
+            }
+            for (LakeFiles.Entry hour : LakeFiles.list(day.uri())) {
+                if (hour.directory() && hour.name().startsWith("hr=")) {
+                    read(hour.uri()).ifPresent(manifests::add);
+                }
             }
         }
         return manifests;
@@ -90,11 +97,18 @@ public record WarehouseManifest(
 
     /** Reads the manifest of a warehouse hour directory, if it has one. */
     public static Optional<WarehouseManifest> read(Path hourDir) throws IOException {
-        Path path = hourDir.resolve(NAME);
-        if (!Files.isRegularFile(path)) {
+        return read(hourDir.toUri());
+    }
+
+    /** Reads the manifest of a warehouse hour directory, if it has one, on any lake file system. */
+    public static Optional<WarehouseManifest> read(URI hourDir) throws IOException {
+        byte[] bytes;
+        try {
+            bytes = LakeFiles.read(LakeFiles.resolve(hourDir, NAME));
+        } catch (FileNotFoundException missing) {
             return Optional.empty();
         }
-        JsonNode root = JSON.readTree(path.toFile());
+        JsonNode root = JSON.readTree(bytes);
         List<BucketFile> files = new ArrayList<>();
         for (JsonNode f : root.path("files")) {
             files.add(

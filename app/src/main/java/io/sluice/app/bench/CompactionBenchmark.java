@@ -124,7 +124,7 @@ public final class CompactionBenchmark {
         }
         HourCompactor compactor = oneThread;
 
-        Path warehouseHour = compactor.warehouseHour(partition);
+        Path warehouseHour = Path.of(compactor.warehouseHour(partition));
         Lookups lookups = lookups(table, warehouseHour, plain, false);
         Lookups cached = lookups(table, warehouseHour, plain, true);
         long warehouseBytes = sizeOf(warehouseHour, ".parquet");

@@ -166,7 +166,7 @@ public record BackfillPlan(
             throws IOException {
         long rows = 0;
         for (String hour : hours) {
-            Path dir = warehouse.warehouseHour(hour);
+            Path dir = Path.of(warehouse.warehouseHour(hour));
             Optional<WarehouseManifest> manifest = WarehouseManifest.read(dir);
             if (manifest.isPresent()) {
                 manifest.get().files().forEach(f -> files.add(dir.resolve(f.name())));

@@ -213,7 +213,7 @@ class DuplicateCopiesITCase {
                     duck.rows(
                             "select event_id, user_id, epoch_ms(event_time) as t, price from"
                                     + " read_parquet('"
-                                    + compactor.warehouseHour(partition)
+                                    + Path.of(compactor.warehouseHour(partition))
                                     + "/*.parquet')")) {
                 warehouse.add(
                         r.get("event_id")
