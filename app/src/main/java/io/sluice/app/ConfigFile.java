@@ -1,6 +1,7 @@
 package io.sluice.app;
 
 import io.sluice.config.SluiceConfig;
+import io.sluice.lake.LakeFileSystem;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -10,9 +11,15 @@ final class ConfigFile {
     @Option(names = "--config", required = true, description = "Path of sluice.yaml.")
     Path path;
 
-    /** The config, validated; errors name the file, line and key. */
+    /**
+     * The config, validated; errors name the file, line and key. An object-store lake's file system
+     * is set up for this process ({@link LakeFileSystem#initialize}), so the commands and the jobs
+     * they run here read and write it like a local one.
+     */
     SluiceConfig load() {
-        return SluiceConfig.load(path);
+        SluiceConfig config = SluiceConfig.load(path);
+        LakeFileSystem.initialize(config.storage());
+        return config;
     }
 
     @Override
