@@ -1,6 +1,7 @@
 package io.sluice.testing;
 
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.StorageConfig;
 import io.sluice.schemas.Schemas;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -85,6 +86,17 @@ public final class TestConfigs {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** {@code config} with its lake at {@code storage} (an S3 lake, say) instead. */
+    public static SluiceConfig onStorage(SluiceConfig config, StorageConfig storage) {
+        return new SluiceConfig(
+                config.kafka(),
+                storage,
+                config.online(),
+                config.checkpoint(),
+                config.tables(),
+                config.featureViews());
     }
 
     private static SluiceConfig parse(
