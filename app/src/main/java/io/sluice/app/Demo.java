@@ -18,7 +18,9 @@ import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.GeneratorStats;
 import io.sluice.ingest.IngestJob;
 import io.sluice.kafka.EmbeddedKafka;
+import io.sluice.lake.LakeFileSystem;
 import io.sluice.lake.WarehouseManifest;
+import io.sluice.s3.LocalS3;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -28,6 +30,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,6 +50,10 @@ import org.apache.flink.util.FileUtils;
  * Flink MiniCluster, laid out under one data directory as production would be. It checks what
  * landed against what was generated, and ends by serving the online store over HTTP and comparing
  * one request's answer with the training set.
+ *
+ * <p>With {@code s3} storage the lake lives in a bucket of an in-process S3 server (S3Proxy), whose
+ * objects are plain files under {@code DIR/s3/<bucket>/<key>}; the jobs reach it through Flink's S3
+ * file system, as they would reach a real object store.
  */
 final class Demo {
 
@@ -54,6 +61,7 @@ final class Demo {
             List.of(
                     "raw",
                     "warehouse",
+                    "s3",
                     "features",
                     "online.db",
                     "summary.json",
@@ -73,7 +81,13 @@ final class Demo {
      */
     private static final int CHECK_SAMPLES = 100;
 
+    /** The bucket of the in-process S3 server, and the lake's prefix in it. */
+    static final String BUCKET = "lake";
+
+    static final String PREFIX = "sluice";
+
     private final Path dir;
+    private final boolean s3;
     private final long events;
     private final long seed;
     private final int parallelism;
@@ -82,8 +96,20 @@ final class Demo {
     private final Map<String, Double> elapsed = new LinkedHashMap<>();
     private final Set<String> validEntities = new HashSet<>();
 
+    /** Where the lake's files are on this machine: the data directory, or the S3 server's files. */
+    private Path lake;
+
     Demo(Path dir, long events, long seed, int parallelism, PrintStream out) {
+        this(dir, false, events, seed, parallelism, out);
+    }
+
+    /**
+     * @param s3 whether the lake is in a bucket of an in-process S3 server rather than in {@code
+     *     dir}
+     */
+    Demo(Path dir, boolean s3, long events, long seed, int parallelism, PrintStream out) {
         this.dir = dir.toAbsolutePath().normalize();
+        this.s3 = s3;
         this.events = events;
         this.seed = seed;
         this.parallelism = parallelism;
@@ -97,8 +123,26 @@ final class Demo {
         Path checkpoints = Files.createTempDirectory("sluice-demo-checkpoints-");
         boolean verified;
         SluiceConfig config;
-        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
-            config = ReferenceConfig.writeInto(dir, kafka.bootstrapServers());
+        summary.put("storage", s3 ? "s3" : "file");
+        try (LocalS3 server = s3 ? LocalS3.start(dir.resolve("s3"), BUCKET) : null;
+                EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            if (server != null) {
+                Map<String, String> env = new HashMap<>(System.getenv());
+                env.putAll(server.env());
+                config = ReferenceConfig.writeInto(dir, kafka.bootstrapServers(), server, env);
+                LakeFileSystem.initialize(config.storage(), env);
+                lake = server.objectFile(PREFIX);
+                out.println(
+                        "s3: in-process server at "
+                                + server.endpoint()
+                                + ", lake "
+                                + config.rootUri()
+                                + " kept in "
+                                + lake);
+            } else {
+                config = ReferenceConfig.writeInto(dir, kafka.bootstrapServers());
+                lake = Path.of(config.rootUri());
+            }
             createTopics(kafka, config);
             GeneratorStats generated = stage("generate", () -> generate(config));
             stage("ingest", () -> ingest(config, checkpoints));
@@ -173,7 +217,7 @@ final class Demo {
                 Jobs.local(parallelism, CHECKPOINT_INTERVAL, checkpoints.resolve("ingest"));
         IngestJob.define(env, config, true);
         JobClient job = env.executeAsync("sluice-ingest");
-        Path raw = Path.of(config.rootUri()).resolve("raw");
+        Path raw = lake.resolve("raw");
         long started = System.nanoTime();
         var result = job.getJobExecutionResult();
         while (true) {
@@ -325,8 +369,7 @@ final class Demo {
         long hours = 0;
         for (TableConfig t : config.tables()) {
             LandingStats s =
-                    LandingStats.scan(
-                            Path.of(config.tablePath("raw", t.name()).getPath()), t.eventTime());
+                    LandingStats.scan(lake.resolve("raw").resolve(t.name()), t.eventTime());
             rows += s.rows();
             misplaced += s.misplacedRows();
             complete += s.completeHours();
@@ -348,7 +391,7 @@ final class Demo {
         long duplicatesRemoved = 0;
         for (TableConfig t : config.tables()) {
             for (WarehouseManifest m :
-                    WarehouseManifest.readAll(Path.of(config.tablePath("warehouse", t.name())))) {
+                    WarehouseManifest.readAll(config.tablePath("warehouse", t.name()))) {
                 warehouseRows += m.rows();
                 duplicatesRemoved += m.duplicatesRemoved();
                 warehouseHours++;

@@ -34,6 +34,15 @@ final class DemoCommand implements Callable<Integer> {
     Path dataDir;
 
     @Option(
+            names = "--storage",
+            defaultValue = "file",
+            description =
+                    "Where the lake lives: file (DIR itself) or s3 (a bucket of an in-process S3"
+                            + " server, kept as plain files under DIR/s3/<bucket>/<key>; default"
+                            + " ${DEFAULT-VALUE}).")
+    String storage;
+
+    @Option(
             names = "--parallelism",
             defaultValue = "2",
             description = "Flink parallelism (default ${DEFAULT-VALUE}).")
@@ -48,8 +57,13 @@ final class DemoCommand implements Callable<Integer> {
             throw new IllegalArgumentException(
                     "--parallelism must be at least 1, got " + parallelism);
         }
+        if (!storage.equals("file") && !storage.equals("s3")) {
+            throw new IllegalArgumentException(
+                    "--storage must be file or s3, got '" + storage + "'");
+        }
         Map<String, Object> summary =
-                new Demo(dataDir, events, seed, parallelism, System.out).run();
+                new Demo(dataDir, storage.equals("s3"), events, seed, parallelism, System.out)
+                        .run();
         System.out.println("summary: " + dataDir.resolve("summary.json"));
         return Boolean.TRUE.equals(summary.get("ok")) ? 0 : 1;
     }
