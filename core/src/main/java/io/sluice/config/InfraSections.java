@@ -114,9 +114,22 @@ final class InfraSections {
         if (store == null) {
             return null;
         }
-        URI uri = store == OnlineStoreType.REDIS ? redisUri(m) : sqliteUri(root, m, storage);
+        if (store == OnlineStoreType.SQLITE
+                && storage != null
+                && !storage.isLocal()
+                && !m.has("path")
+                && !m.has("uri")) {
+            // No default next to an object-store lake; the jobs that do not serve features
+            // (ingest, compact) need none, and the others say what to set when they open it.
+            return OnlineConfig.unset(ONLINE_UNSET);
+        }
+        URI uri = store == OnlineStoreType.REDIS ? redisUri(m) : sqliteUri(m, storage);
         return uri == null ? null : new OnlineConfig(store, uri);
     }
+
+    static final String ONLINE_UNSET =
+            "online.path: required when storage.root is not a local file: location (set"
+                    + " online.path, or online.store: redis with online.uri, or pass --online)";
 
     private static URI redisUri(YamlMapping m) {
         boolean valid = true;
@@ -158,7 +171,7 @@ final class InfraSections {
         return valid ? uri : null;
     }
 
-    private static URI sqliteUri(YamlMapping root, YamlMapping m, StorageConfig storage) {
+    private static URI sqliteUri(YamlMapping m, StorageConfig storage) {
         if (m.has("uri")) {
             m.report("uri", "only used with store redis");
             return null;
@@ -176,21 +189,6 @@ final class InfraSections {
             }
         }
         if (storage == null) {
-            return null;
-        }
-        if (!storage.isLocal()) {
-            if (root.has("online")) {
-                m.report("path", "required when storage.root is not a local file: location");
-            } else {
-                // Nothing to point at inside an absent section; the root is what forces the choice.
-                root.ctx()
-                        .problems()
-                        .add(
-                                root.line("storage"),
-                                "online",
-                                "required when storage.root is not a local file: location"
-                                        + " (set online.path, or store: redis)");
-            }
             return null;
         }
         return Path.of(storage.rootUri()).resolve("online.db").toUri();

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class LocationsTest {
@@ -104,23 +105,23 @@ class LocationsTest {
     }
 
     @Test
-    void shouldRequireASqlitePathWhenTheRootIsNotLocal() {
-        String yaml =
-                withOnline("{ store: sqlite }")
-                        .replace("root: file:./data", "root: s3://acme-lake");
+    void shouldLoadAnObjectStoreLakeWithoutAnOnlineStoreAndNameTheKeyWhenOneIsOpened() {
+        for (String yaml :
+                List.of(
+                        withOnline("{ store: sqlite }")
+                                .replace("root: file:./data", "root: s3://acme-lake"),
+                        VALID.replace("root: file:./data", "root: s3://acme-lake"))) {
+            OnlineConfig online = parse(yaml).online();
 
-        assertThat(errors(yaml))
-                .containsExactly(
-                        "sluice.yaml:5: online.path: required when storage.root is not a local"
-                                + " file: location");
-    }
-
-    @Test
-    void shouldRequireAnOnlineSectionWhenTheRootIsNotLocal() {
-        assertThat(errors(VALID.replace("root: file:./data", "root: s3://acme-lake")))
-                .containsExactly(
-                        "sluice.yaml:4: online: required when storage.root is not a local file:"
-                                + " location (set online.path, or store: redis)");
+            assertThat(online.isSet()).isFalse();
+            assertThatThrownBy(online::uri)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(
+                            "online.path: required when storage.root is not a local file:"
+                                    + " location (set online.path, or online.store: redis with"
+                                    + " online.uri, or pass --online)");
+            assertThatThrownBy(online::sqlitePath).hasMessageStartingWith("online.path: required");
+        }
     }
 
     @Test
