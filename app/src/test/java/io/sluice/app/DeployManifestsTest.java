@@ -222,6 +222,63 @@ class DeployManifestsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"local", "production"})
+    void theJobsKeepTheLakeOnS3WithoutASharedVolume(String overlay) throws IOException {
+        Built built = build(K8S.resolve("overlays").resolve(overlay));
+        assertThat(built.all("PersistentVolumeClaim")).as("no shared volume").isEmpty();
+        List<ObjectNode> jobs = built.all("FlinkDeployment");
+        assertThat(jobs)
+                .extracting(j -> j.at("/metadata/name").asText())
+                .contains("sluice-ingest", "sluice-compact", "sluice-features");
+        for (ObjectNode job : jobs) {
+            String name = job.at("/metadata/name").asText();
+            JsonNode container = job.at("/spec/podTemplate/spec/containers/0");
+            Map<String, String> env = new HashMap<>();
+            container
+                    .path("env")
+                    .forEach(e -> env.put(e.path("name").asText(), e.path("value").asText()));
+            assertThat(env.get("SLUICE_STORAGE_ROOT")).as(name).startsWith("s3://");
+            assertThat(env.get("ENABLE_BUILT_IN_PLUGINS"))
+                    .as(name)
+                    .startsWith("flink-s3-fs-hadoop-");
+            assertThat(job.at("/spec/podTemplate/spec/volumes").toString())
+                    .as(name)
+                    .doesNotContain("persistentVolumeClaim");
+            // The one sluice.yaml of the ConfigMap loads with the job's environment: an object
+            // store root needs no online store in it (the features job passes --online).
+            SluiceConfig config =
+                    SluiceConfig.parse(
+                            Files.readString(Path.of("..", "sluice.yaml")),
+                            "sluice.yaml",
+                            Path.of("/opt/sluice"),
+                            n -> io.sluice.schemas.Schemas.current(n).orElse(null),
+                            env);
+            assertThat(config.rootUri().getScheme()).as(name).isEqualTo("s3");
+            assertThat(config.online().isSet()).as(name).isFalse();
+            // Credentials: a Secret's keys as environment variables, or the pod's service account.
+            if (overlay.equals("local")) {
+                String secret = container.at("/envFrom/0/secretRef/name").asText();
+                assertThat(built.one("Secret", secret).path("stringData").fieldNames())
+                        .toIterable()
+                        .as(name)
+                        .containsExactlyInAnyOrder("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+            } else {
+                assertThat(job.at("/spec/flinkConfiguration/s3.aws.credentials.provider").asText())
+                        .as(name)
+                        .isEqualTo("com.amazonaws.auth.WebIdentityTokenCredentialsProvider");
+                assertThat(
+                                built.one("ServiceAccount", job.at("/spec/serviceAccount").asText())
+                                        .at("/metadata/annotations")
+                                        .path("eks.amazonaws.com/role-arn")
+                                        .asText())
+                        .as(name)
+                        .startsWith("arn:aws:iam::");
+                assertThat(container.has("envFrom")).as(name).isFalse();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "production"})
     void everyMountOfTheConfigGetsTheGeneratedName(String overlay) throws IOException {
         // The generated ConfigMap is called sluice-config-<hash>: kustomize must rewrite every
         // reference to it, which it does only for kinds it knows or fields it is told about.

@@ -92,7 +92,20 @@ public final class LakeFileSystem {
     private static Map<String, String> appliedOptions;
     private static Path appliedPluginsDir;
 
+    private static boolean clusterManaged;
+
     private LakeFileSystem() {}
+
+    /**
+     * Leaves the file systems to the Flink cluster this process belongs to: its job and task
+     * managers set them up from their own configuration ({@code s3.*} keys, the plugins it
+     * enables), so {@link #initialize} does nothing from then on, and {@code storage.s3} is not
+     * applied (the deployment's {@code flinkConfiguration} says the same there). Called by the
+     * entry point of Flink's application mode.
+     */
+    public static synchronized void leaveToCluster() {
+        clusterManaged = true;
+    }
 
     /** {@link #initialize(StorageConfig, Map)} with the process environment. */
     public static void initialize(StorageConfig storage) {
@@ -109,7 +122,7 @@ public final class LakeFileSystem {
      *     the S3 plugin is missing
      */
     public static synchronized void initialize(StorageConfig storage, Map<String, String> env) {
-        if (!storage.usesS3()) {
+        if (!storage.usesS3() || clusterManaged) {
             return;
         }
         Map<String, String> options = s3Options(storage.s3OrDefaults(), env);
