@@ -32,6 +32,25 @@ final class BenchCommand {
         String run(Path work) throws Exception;
     }
 
+    /** {@code --storage}: whether to add a run on an in-process S3 server. */
+    static final class Storage {
+        @Option(
+                names = "--storage",
+                defaultValue = "file",
+                description =
+                        "file, or s3 to add one run on an in-process S3 server (S3Proxy) next to"
+                                + " the same run on file: (default ${DEFAULT-VALUE}).")
+        String kind;
+
+        boolean s3() {
+            if (!kind.equals("file") && !kind.equals("s3")) {
+                throw new IllegalArgumentException(
+                        "--storage must be file or s3, got '" + kind + "'");
+            }
+            return kind.equals("s3");
+        }
+    }
+
     /** The {@code --report} option every benchmark shares, and how a run ends up in it. */
     static final class Report {
         @Option(
@@ -75,6 +94,8 @@ final class BenchCommand {
                 description = "Job parallelism and topic partitions (default ${DEFAULT-VALUE}).")
         int parallelism;
 
+        @Mixin Storage storage;
+
         @Mixin Report report;
 
         @Override
@@ -86,7 +107,12 @@ final class BenchCommand {
             return report.write(
                     "ingest",
                     work ->
-                            new IngestBenchmark(events, runs.count, parallelism, System.out)
+                            new IngestBenchmark(
+                                            events,
+                                            runs.count,
+                                            parallelism,
+                                            storage.s3(),
+                                            System.out)
                                     .run(work));
         }
     }
@@ -107,6 +133,8 @@ final class BenchCommand {
 
         @Mixin Runs runs = new Runs(5);
 
+        @Mixin Storage storage;
+
         @Mixin Report report;
 
         @Override
@@ -117,7 +145,9 @@ final class BenchCommand {
             }
             return report.write(
                     "compact",
-                    work -> new CompactionBenchmark(events, runs.count, System.out).run(work));
+                    work ->
+                            new CompactionBenchmark(events, runs.count, storage.s3(), System.out)
+                                    .run(work));
         }
     }
 

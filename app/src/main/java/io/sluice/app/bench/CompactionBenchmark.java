@@ -10,6 +10,9 @@ import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
 import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.LakeFileSystem;
+import io.sluice.lake.LakeFiles;
+import io.sluice.s3.LocalS3;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -53,9 +56,20 @@ public final class CompactionBenchmark {
     private final int runs;
     private final PrintStream out;
 
+    private final boolean s3;
+
     public CompactionBenchmark(long events, int runs, PrintStream out) {
+        this(events, runs, false, out);
+    }
+
+    /**
+     * @param s3 whether to add one run compacting on an in-process S3 server (S3Proxy) next to the
+     *     same run on {@code file:}
+     */
+    public CompactionBenchmark(long events, int runs, boolean s3, PrintStream out) {
         this.events = events;
         this.runs = runs;
+        this.s3 = s3;
         this.out = out;
     }
 
@@ -123,6 +137,8 @@ public final class CompactionBenchmark {
             }
         }
         HourCompactor compactor = oneThread;
+        String onS3 =
+                s3 ? s3Run(table, workDir, rawHour, partition, rows, plain, oneThread, cores) : "";
 
         Path warehouseHour = Path.of(compactor.warehouseHour(partition));
         Lookups lookups = lookups(table, warehouseHour, plain, false);
@@ -171,7 +187,7 @@ public final class CompactionBenchmark {
                         cores,
                         BenchmarkReport.median(allRatios),
                         BenchmarkReport.runs(allRatios, "%.2f")),
-                "",
+                onS3,
                 String.format(
                         "Output: warehouse %,d bytes in %d files, plain copy %,d bytes in one"
                                 + " file.",
@@ -234,6 +250,89 @@ public final class CompactionBenchmark {
                         cached.plainMillis / cached.bucketMillis),
                 "",
                 "Measured " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ".");
+    }
+
+    /**
+     * One more run, after the measured ones: the plain rewrite, the compaction on {@code file:} and
+     * the compaction on S3 (S3Proxy in this JVM, its objects plain files in the work directory), of
+     * the same hour. Each S3 compaction gets a fresh copy of the landing hour under its own prefix,
+     * so that it uploads every bucket file (a repeat in place would find them there).
+     */
+    private String s3Run(
+            TableConfig table,
+            Path workDir,
+            Path rawHour,
+            String partition,
+            long rows,
+            Path plain,
+            HourCompactor onFile,
+            int cores)
+            throws Exception {
+        try (LocalS3 server = LocalS3.start(workDir.resolve("s3"), "lake")) {
+            LakeFileSystem.initialize(server.storage("bench"), server.env());
+            compactionRate(
+                    new HourCompactor(table, upload(server, "warm-up", table, rawHour), 1),
+                    partition,
+                    rows);
+            System.gc();
+            long t0 = System.nanoTime();
+            plainRewrite(table, rawHour, plain);
+            double plainRate = rows / ((System.nanoTime() - t0) / 1e9);
+            double fileRate = compactionRate(onFile, partition, rows);
+            double s3One =
+                    compactionRate(
+                            new HourCompactor(table, upload(server, "one", table, rawHour), 1),
+                            partition,
+                            rows);
+            double s3All =
+                    compactionRate(
+                            new HourCompactor(table, upload(server, "all", table, rawHour), cores),
+                            partition,
+                            rows);
+            out.printf(
+                    "S3 run: plain rewrite %,.0f rows/s, compaction on file: %,.0f rows/s, on S3"
+                            + " %,.0f rows/s (1 thread), %,.0f rows/s (%d threads)%n",
+                    plainRate, fileRate, s3One, s3All, cores);
+            return String.join(
+                    "\n",
+                    "",
+                    "With `--storage s3`, one more run compacts the same hour on an in-process S3"
+                            + " server (S3Proxy over local files, Flink's S3 file system plugin):"
+                            + " the landing files are read from it and each bucket file is"
+                            + " uploaded under its digest name, the hour's manifest last. Next to"
+                            + " it, the same run's plain rewrite and `file:` compaction:",
+                    "",
+                    "| measure (one run) | value |",
+                    "|---|---|",
+                    String.format("| plain rewrite rows/s (local files) | %,.0f |", plainRate),
+                    String.format("| compaction on `file:` rows/s, 1 thread | %,.0f |", fileRate),
+                    String.format("| compaction on S3 rows/s, 1 thread | %,.0f |", s3One),
+                    String.format("| compaction on S3 rows/s, %d threads | %,.0f |", cores, s3All),
+                    String.format(
+                            "| **compaction on S3 (1 thread) ÷ plain rewrite** (goal ≥ 0.7) |"
+                                    + " **%.2f** |",
+                            s3One / plainRate),
+                    String.format(
+                            "| **compaction on S3 ÷ on `file:`** (1 thread) | **%.2f** |",
+                            s3One / fileRate),
+                    "");
+        }
+    }
+
+    /** Copies the landing hour to a fresh lake {@code s3://lake/bench-<name>}; returns its root. */
+    private static java.net.URI upload(LocalS3 server, String name, TableConfig table, Path rawHour)
+            throws IOException {
+        java.net.URI root = server.uri("bench-" + name);
+        String hour = rawHour.getParent().getParent().relativize(rawHour).toString();
+        try (Stream<Path> files = Files.list(rawHour)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                LakeFiles.write(
+                        LakeFiles.resolve(
+                                root, "raw/" + table.name() + "/" + hour + "/" + f.getFileName()),
+                        Files.readAllBytes(f));
+            }
+        }
+        return root;
     }
 
     private static double compactionRate(HourCompactor compactor, String partition, long rows)

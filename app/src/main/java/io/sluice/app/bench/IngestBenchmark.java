@@ -13,6 +13,8 @@ import io.sluice.ingest.IngestJob;
 import io.sluice.ingest.LandingSink;
 import io.sluice.kafka.EmbeddedKafka;
 import io.sluice.lake.AvroPayloadWriter;
+import io.sluice.lake.LakeFileSystem;
+import io.sluice.s3.LocalS3;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -50,10 +52,21 @@ public final class IngestBenchmark {
     private static final java.time.Duration CHECKPOINTS = java.time.Duration.ofSeconds(2);
     private Path checkpoints;
 
+    private final boolean s3;
+
     public IngestBenchmark(long events, int runs, int parallelism, PrintStream out) {
+        this(events, runs, parallelism, false, out);
+    }
+
+    /**
+     * @param s3 whether to add one run landing on an in-process S3 server (S3Proxy) next to the
+     *     same run on {@code file:}
+     */
+    public IngestBenchmark(long events, int runs, int parallelism, boolean s3, PrintStream out) {
         this.events = events;
         this.runs = runs;
         this.parallelism = parallelism;
+        this.s3 = s3;
         this.out = out;
     }
 
@@ -68,7 +81,7 @@ public final class IngestBenchmark {
             long produced = fill(kafka.bootstrapServers(), table, events, out);
             // One unmeasured round first, so neither job pays for the JIT compiling its path.
             consumeOnly(kafka.bootstrapServers(), table, produced, parallelism, checkpoints);
-            ingest(config, table, workDir.resolve("warm-up"), produced);
+            ingest(config, table, local(workDir.resolve("warm-up")), produced);
             List<Double> baseline = new ArrayList<>();
             List<Double> ingest = new ArrayList<>();
             List<Double> ratios = new ArrayList<>();
@@ -81,7 +94,8 @@ public final class IngestBenchmark {
                                     produced,
                                     parallelism,
                                     checkpoints));
-                    ingest.add(ingest(config, table, workDir.resolve("run-" + run), produced));
+                    ingest.add(
+                            ingest(config, table, local(workDir.resolve("run-" + run)), produced));
                     ratios.add(ingest.get(run - 1) / baseline.get(run - 1));
                     progress.println(
                             String.format(
@@ -95,6 +109,7 @@ public final class IngestBenchmark {
                     progress.advance(1);
                 }
             }
+            String onS3 = s3 ? s3Run(kafka, config, table, workDir, produced) : "";
             return String.join(
                     "\n",
                     "## Ingest: Kafka to the Avro landing zone",
@@ -121,7 +136,7 @@ public final class IngestBenchmark {
                     String.format(
                             "| **ingest ÷ consume-only** (goal ≥ 0.5) | **%.2f** | %s |",
                             BenchmarkReport.median(ratios), fmt(ratios, "%.2f")),
-                    "",
+                    onS3,
                     "Measured "
                             + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
                             + ".");
@@ -171,7 +186,70 @@ public final class IngestBenchmark {
         return records / seconds(env.execute("bench-consume-only").getNetRuntime());
     }
 
-    private double ingest(SluiceConfig config, TableConfig table, Path dir, long records)
+    /** Where one ingest run lands, and how it is removed afterwards. */
+    private record Landing(String uri, Path onDisk) {}
+
+    private static Landing local(Path dir) {
+        return new Landing(dir.toUri().toString(), dir);
+    }
+
+    /**
+     * One more run, after the measured ones: consume-only, ingest to {@code file:} and ingest to S3
+     * (S3Proxy in this JVM, its objects plain files in the work directory), on the same topic.
+     */
+    private String s3Run(
+            EmbeddedKafka kafka,
+            SluiceConfig config,
+            TableConfig table,
+            Path workDir,
+            long produced)
+            throws Exception {
+        try (LocalS3 server = LocalS3.start(workDir.resolve("s3"), "lake")) {
+            LakeFileSystem.initialize(server.storage("bench"), server.env());
+            Landing warmUp =
+                    new Landing(
+                            server.uri("bench/warm-up").toString(),
+                            server.objectFile("bench/warm-up"));
+            ingest(config, table, warmUp, produced);
+            double baseline =
+                    consumeOnly(
+                            kafka.bootstrapServers(), table, produced, parallelism, checkpoints);
+            double onFile = ingest(config, table, local(workDir.resolve("file-run")), produced);
+            double onS3 =
+                    ingest(
+                            config,
+                            table,
+                            new Landing(
+                                    server.uri("bench/s3-run").toString(),
+                                    server.objectFile("bench/s3-run")),
+                            produced);
+            out.printf(
+                    "S3 run: consume-only %,.0f rec/s, ingest to file: %,.0f rec/s, to S3 %,.0f"
+                            + " rec/s%n",
+                    baseline, onFile, onS3);
+            return String.join(
+                    "\n",
+                    "",
+                    "With `--storage s3`, one more run lands the same topic on an in-process S3"
+                            + " server (S3Proxy over local files, Flink's S3 file system plugin,"
+                            + " multipart uploads committed on checkpoints), next to the same run"
+                            + " on `file:`:",
+                    "",
+                    "| measure (one run) | value |",
+                    "|---|---|",
+                    String.format("| consume-only rec/s | %,.0f |", baseline),
+                    String.format("| ingest to `file:` rec/s | %,.0f |", onFile),
+                    String.format("| ingest to S3 rec/s | %,.0f |", onS3),
+                    String.format(
+                            "| **ingest to S3 ÷ consume-only** (goal ≥ 0.5) | **%.2f** |",
+                            onS3 / baseline),
+                    String.format("| ingest to `file:` ÷ consume-only | %.2f |", onFile / baseline),
+                    String.format("| **S3 ÷ `file:`** | **%.2f** |", onS3 / onFile),
+                    "");
+        }
+    }
+
+    private double ingest(SluiceConfig config, TableConfig table, Landing landing, long records)
             throws Exception {
         StreamExecutionEnvironment env = Jobs.local(parallelism, CHECKPOINTS, checkpoints);
         var kafka = config.kafka();
@@ -190,13 +268,13 @@ public final class IngestBenchmark {
                         .build(),
                 EventStreams.deadLetterSink(kafka, table),
                 new LandingSink(
-                        dir.toUri().toString(),
+                        landing.uri(),
                         table.name(),
                         table.schema(),
                         AvroPayloadWriter.CODEC,
                         table.allowedLateness()));
         double rate = records / seconds(env.execute("bench-ingest").getNetRuntime());
-        FileUtils.deleteFileOrDirectory(dir.toFile());
+        FileUtils.deleteFileOrDirectory(landing.onDisk().toFile());
         return rate;
     }
 
