@@ -14,6 +14,10 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystem.WriteMode;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.fs.RecoverableWriter;
+import org.apache.parquet.io.DelegatingSeekableInputStream;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.SeekableInputStream;
 
 /**
  * Reads and writes lake files through Flink's {@link FileSystem}, so that the same code works on a
@@ -61,6 +65,42 @@ public final class LakeFiles {
     public static FSDataInputStream open(URI file) throws IOException {
         Path path = new Path(file);
         return path.getFileSystem().open(path);
+    }
+
+    /**
+     * {@code file} as parquet-java reads a file: a local one directly ({@link LocalInputFile}, as
+     * everywhere Sluice reads Parquet on a {@code file:} root), any other through {@link #open},
+     * one stream per reader of it, seeking as Parquet asks (footer, then the column chunks it
+     * needs).
+     */
+    public static InputFile parquetInput(URI file) throws IOException {
+        if ("file".equals(file.getScheme())) {
+            return new LocalInputFile(java.nio.file.Path.of(file));
+        }
+        Path path = new Path(file);
+        long length = path.getFileSystem().getFileStatus(path).getLen();
+        return new InputFile() {
+            @Override
+            public long getLength() {
+                return length;
+            }
+
+            @Override
+            public SeekableInputStream newStream() throws IOException {
+                FSDataInputStream in = open(file);
+                return new DelegatingSeekableInputStream(in) {
+                    @Override
+                    public long getPos() throws IOException {
+                        return in.getPos();
+                    }
+
+                    @Override
+                    public void seek(long newPos) throws IOException {
+                        in.seek(newPos);
+                    }
+                };
+            }
+        };
     }
 
     /**

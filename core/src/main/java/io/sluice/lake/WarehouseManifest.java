@@ -108,6 +108,14 @@ public record WarehouseManifest(
         } catch (FileNotFoundException missing) {
             return Optional.empty();
         }
+        return Optional.of(parse(bytes));
+    }
+
+    /**
+     * A manifest from its bytes, for a reader that also needs them as they are (the training-set
+     * builder addresses its artifacts by a digest of each hour's manifest bytes).
+     */
+    public static WarehouseManifest parse(byte[] bytes) throws IOException {
         JsonNode root = JSON.readTree(bytes);
         List<BucketFile> files = new ArrayList<>();
         for (JsonNode f : root.path("files")) {
@@ -120,16 +128,15 @@ public record WarehouseManifest(
                             JSON.treeToValue(f.path("min_key"), Object.class),
                             JSON.treeToValue(f.path("max_key"), Object.class)));
         }
-        return Optional.of(
-                new WarehouseManifest(
-                        root.path("table").asText(),
-                        root.path("partition").asText(),
-                        root.path("source").path("manifest_sha256").asText(),
-                        root.path("source").path("rows").asLong(),
-                        root.path("rows").asLong(),
-                        root.path("duplicates_removed").asLong(),
-                        root.path("buckets").asInt(),
-                        List.copyOf(files),
-                        new Schema.Parser().parse(root.path("schema").path("avsc").toString())));
+        return new WarehouseManifest(
+                root.path("table").asText(),
+                root.path("partition").asText(),
+                root.path("source").path("manifest_sha256").asText(),
+                root.path("source").path("rows").asLong(),
+                root.path("rows").asLong(),
+                root.path("duplicates_removed").asLong(),
+                root.path("buckets").asInt(),
+                List.copyOf(files),
+                new Schema.Parser().parse(root.path("schema").path("avsc").toString()));
     }
 }
