@@ -220,6 +220,18 @@ public final class LakeFiles {
     }
 
     /**
+     * Moves one file to {@code to}, which must not exist. On a file system it is one atomic rename;
+     * on an object store a copy and a delete of the object, so a reader may see it under both names
+     * for a moment: callers that need atomic publishing use {@link #rename} or a manifest.
+     */
+    public static void move(URI from, URI to) throws IOException {
+        Path source = new Path(from);
+        if (!source.getFileSystem().rename(source, new Path(to))) {
+            throw new IOException("cannot move " + from + " to " + to);
+        }
+    }
+
+    /**
      * The writer that Flink's file sink uses at {@code location}: on S3, multipart uploads that
      * become visible only when committed.
      */

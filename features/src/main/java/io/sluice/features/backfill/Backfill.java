@@ -8,15 +8,14 @@ import io.sluice.event.Parsed;
 import io.sluice.features.job.FeaturesJob;
 import io.sluice.features.job.JobProgress;
 import io.sluice.features.job.TileUpdate;
-import java.nio.file.Path;
+import io.sluice.lake.LakeFiles;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
-import org.apache.flink.util.FileUtils;
 
 /**
  * The batch backfill of the offline feature log: the streaming features job's own topology ({@link
@@ -76,11 +75,10 @@ public final class Backfill {
             Progress progress)
             throws Exception {
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
-        Path stagingRoot = plan.root().resolve("_staging").resolve("backfill");
+        URI stagingRoot = LakeFiles.resolve(plan.root(), "_staging/backfill");
         LogPartitions.removeLeftovers(stagingRoot);
-        String run =
-                System.currentTimeMillis() + "-" + UUID.randomUUID().toString().substring(0, 8);
-        Path staging = stagingRoot.resolve(run);
+        String run = LogPartitions.runName();
+        URI staging = LakeFiles.resolve(stagingRoot, run);
         try {
             long total = events(config, plan);
             if (define(env, config, plan, staging)) {
@@ -97,16 +95,16 @@ public final class Backfill {
             for (FeatureViewConfig view : config.featureViews()) {
                 LogPartitions.Published p =
                         LogPartitions.publish(
-                                staging.resolve(view.name()),
-                                Path.of(config.tablePath("features", view.name())),
+                                LakeFiles.resolve(staging, view.name()),
+                                config.tablePath("features", view.name()),
                                 plan.hours(),
-                                stagingRoot.resolve(run + ".old").resolve(view.name()));
+                                LakeFiles.resolve(stagingRoot, run + ".old/" + view.name()));
                 views.add(
                         new ViewResult(view.name(), p.hoursWritten(), p.hoursRemoved(), p.rows()));
             }
             return new Result(plan.range(), plan.hours().size(), views);
         } finally {
-            FileUtils.deleteDirectoryQuietly(staging.toFile());
+            LakeFiles.delete(staging, true);
         }
     }
 
@@ -123,11 +121,11 @@ public final class Backfill {
      * @return whether there is anything to run
      */
     static boolean define(
-            StreamExecutionEnvironment env, SluiceConfig config, BackfillPlan plan, Path staging) {
+            StreamExecutionEnvironment env, SluiceConfig config, BackfillPlan plan, URI staging) {
         boolean any = false;
         for (FeatureViewConfig view : config.featureViews()) {
             TableConfig table = config.table(view.source()).orElseThrow();
-            List<Path> files = plan.files().get(table.name());
+            List<URI> files = plan.files().get(table.name());
             if (files.isEmpty()) {
                 continue;
             }
@@ -135,7 +133,7 @@ public final class Backfill {
                     FileSource.forRecordStreamFormat(
                                     new WarehouseEventFormat(table),
                                     files.stream()
-                                            .map(f -> new org.apache.flink.core.fs.Path(f.toUri()))
+                                            .map(org.apache.flink.core.fs.Path::new)
                                             .toArray(org.apache.flink.core.fs.Path[]::new))
                             .build();
             FeaturesJob.defineView(
@@ -145,7 +143,7 @@ public final class Backfill {
                     source,
                     new DiscardingSink<TileUpdate>(),
                     false,
-                    staging.resolve(view.name()).toUri().toString());
+                    LakeFiles.resolve(staging, view.name()).toString());
             any = true;
         }
         return any;

@@ -5,11 +5,11 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.lake.HourManifest;
 import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.LakeFiles;
 import io.sluice.lake.WarehouseHours;
 import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,11 +31,11 @@ import java.util.Optional;
  * @param rows per source table, the rows of those files (as their manifests count them)
  */
 public record BackfillPlan(
-        Path root,
+        URI root,
         long fromHour,
         long to,
         List<String> hours,
-        Map<String, List<Path>> files,
+        Map<String, List<URI>> files,
         Map<String, Long> rows) {
 
     /**
@@ -56,14 +56,8 @@ public record BackfillPlan(
         if (fromHour >= end) {
             throw new IllegalArgumentException("--from " + from + " must be before --to " + to);
         }
-        if (!"file".equals(config.rootUri().getScheme())) {
-            throw new IllegalArgumentException(
-                    "--backfill: storage.root must be a file: root (where an hour of the feature"
-                            + " log can be swapped atomically); got "
-                            + config.rootUri());
-        }
         checkOver(config, end, now);
-        Path root = Path.of(config.rootUri());
+        URI root = config.rootUri();
         List<String> hours = new ArrayList<>();
         for (long h = fromHour; h < end; h += HourPartitioner.hourMillis()) {
             hours.add(HourPartitioner.partition(h));
@@ -82,23 +76,23 @@ public record BackfillPlan(
             }
             tables.put(view.source(), config.table(view.source()).orElseThrow());
         }
-        Map<String, List<Path>> files = new LinkedHashMap<>();
+        Map<String, List<URI>> files = new LinkedHashMap<>();
         Map<String, Long> rows = new LinkedHashMap<>();
         List<String> incomplete = new ArrayList<>();
         List<String> stale = new ArrayList<>();
         for (TableConfig table : tables.values()) {
             for (String hour : hours) {
-                Path landing = root.resolve("raw").resolve(table.name()).resolve(hour);
-                if (Files.isDirectory(landing)
-                        && !Files.isRegularFile(landing.resolve(HourManifest.NAME))) {
+                URI landing = warehouse(table, root).landingHour(hour);
+                if (!LakeFiles.list(landing).isEmpty()
+                        && !LakeFiles.exists(LakeFiles.resolve(landing, HourManifest.NAME))) {
                     incomplete.add(table.name() + " " + hour);
                 }
             }
-            WarehouseHours warehouse = new WarehouseHours(table, root);
+            WarehouseHours warehouse = warehouse(table, root);
             warehouse
                     .pending(Optional.of(fromHour), Optional.of(end), false)
                     .forEach(hour -> stale.add(table.name() + " " + hour));
-            List<Path> tableFiles = new ArrayList<>();
+            List<URI> tableFiles = new ArrayList<>();
             rows.put(table.name(), warehouseFiles(table, warehouse, hours, tableFiles, problems));
             files.put(table.name(), tableFiles);
         }
@@ -161,22 +155,26 @@ public record BackfillPlan(
             TableConfig table,
             WarehouseHours warehouse,
             List<String> hours,
-            List<Path> files,
+            List<URI> files,
             List<String> problems)
             throws IOException {
         long rows = 0;
         for (String hour : hours) {
-            Path dir = Path.of(warehouse.warehouseHour(hour));
+            URI dir = warehouse.warehouseHour(hour);
             Optional<WarehouseManifest> manifest = WarehouseManifest.read(dir);
             if (manifest.isPresent()) {
-                manifest.get().files().forEach(f -> files.add(dir.resolve(f.name())));
+                manifest.get().files().forEach(f -> files.add(LakeFiles.resolve(dir, f.name())));
                 rows += manifest.get().rows();
-            } else if (Files.isDirectory(dir)) {
+            } else if (!LakeFiles.list(dir).isEmpty()) {
                 problems.add(
                         "warehouse hour without a _SUCCESS manifest: " + table.name() + " " + hour);
             }
         }
         return rows;
+    }
+
+    private static WarehouseHours warehouse(TableConfig table, URI root) {
+        return new WarehouseHours(table, root);
     }
 
     /** The range as {@code [from, to)} instants, for messages. */
