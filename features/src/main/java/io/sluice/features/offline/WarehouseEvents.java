@@ -25,6 +25,7 @@ import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.predicate.FilterApi;
 import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.api.Binary;
 
@@ -38,24 +39,20 @@ public final class WarehouseEvents {
     private final TableConfig table;
     private final Path tableDir;
 
-    /** Divides the warehouse's event time into epoch millis (timestamp-micros: 1000). */
-    private final long toMillis;
-
     /**
      * @param warehouseTable {@code <root>/warehouse/<table>}
      */
     public WarehouseEvents(TableConfig table, Path warehouseTable) {
         this.table = table;
         this.tableDir = warehouseTable;
-        this.toMillis =
-                WarehouseSchema.of(table.schema())
-                                        .schema()
-                                        .getField(table.eventTime())
-                                        .schema()
-                                        .getLogicalType()
-                                instanceof LogicalTypes.TimestampMicros
-                        ? 1000L
-                        : 1L;
+    }
+
+    /** What divides {@code table}'s warehouse event time into epoch millis (micros: 1000). */
+    private static long toMillis(TableConfig table, Schema warehouse) {
+        return warehouse.getField(table.eventTime()).schema().getLogicalType()
+                        instanceof LogicalTypes.TimestampMicros
+                ? 1000L
+                : 1L;
     }
 
     /**
@@ -112,7 +109,19 @@ public final class WarehouseEvents {
      */
     public long scan(Path file, ViewDef view, Set<String> entities, EventSink sink)
             throws IOException {
+        return scan(table, new LocalInputFile(file), view, entities, sink);
+    }
+
+    /**
+     * {@link #scan(Path, ViewDef, Set, EventSink)} of a bucket file of {@code table} wherever it
+     * is: a reader that finds its files through the hours' manifests, on any lake file system
+     * ({@link io.sluice.lake.LakeFiles#parquetInput}).
+     */
+    public static long scan(
+            TableConfig table, InputFile file, ViewDef view, Set<String> entities, EventSink sink)
+            throws IOException {
         Schema full = WarehouseSchema.of(table.schema()).schema();
+        long toMillis = toMillis(table, full);
         List<Schema.Field> fields = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
         names.add(table.key());
@@ -130,9 +139,9 @@ public final class WarehouseEvents {
         conf.set(AvroReadSupport.AVRO_REQUESTED_PROJECTION, projection.toString());
         long rows = 0;
         try (ParquetReader<GenericRecord> reader =
-                AvroParquetReader.<GenericRecord>builder(new LocalInputFile(file), conf)
+                AvroParquetReader.<GenericRecord>builder(file, conf)
                         .withDataModel(GenericData.get())
-                        .withFilter(keyIn(entities))
+                        .withFilter(keyIn(full, table, entities))
                         // Row groups and pages without the keys are skipped (statistics, bloom
                         // filter, page index), but not row by row: parquet-java's record-level
                         // IN walks the whole key set for every row, which cost most of a
@@ -153,8 +162,9 @@ public final class WarehouseEvents {
     }
 
     /** A filter keeping rows whose key is one of {@code entities} (string keys; else none). */
-    private FilterCompat.Filter keyIn(Set<String> entities) {
-        Schema key = WarehouseSchema.of(table.schema()).schema().getField(table.key()).schema();
+    private static FilterCompat.Filter keyIn(
+            Schema warehouse, TableConfig table, Set<String> entities) {
+        Schema key = warehouse.getField(table.key()).schema();
         if (key.getType() != Schema.Type.STRING || entities.isEmpty()) {
             return FilterCompat.NOOP;
         }

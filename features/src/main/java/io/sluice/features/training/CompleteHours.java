@@ -7,7 +7,6 @@ import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LandingScan;
 import io.sluice.lake.WarehouseHours;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Optional;
@@ -103,13 +102,13 @@ final class CompleteHours {
     private static Coverage of(
             SluiceConfig config, TableConfig table, Optional<Long> from, Optional<Long> to)
             throws IOException {
-        Path root = Path.of(config.rootUri());
-        Set<String> stale = new HashSet<>(new WarehouseHours(table, root).pending(from, to, false));
+        Set<String> stale =
+                new HashSet<>(new WarehouseHours(table, config.rootUri()).pending(from, to, false));
         long until = Long.MIN_VALUE;
         TreeMap<Long, Why> notWhole = new TreeMap<>();
-        Path raw = Path.of(config.tablePath("raw", table.name()));
         for (LandingScan.Hour h :
-                LandingScan.scan(new org.apache.flink.core.fs.Path(raw.toUri()))) {
+                LandingScan.scan(
+                        new org.apache.flink.core.fs.Path(config.tablePath("raw", table.name())))) {
             boolean writing = !h.leftovers().isEmpty();
             if (writing || h.unpublished()) {
                 notWhole.put(h.hourStart(), Why.OPEN);

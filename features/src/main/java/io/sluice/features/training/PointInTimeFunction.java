@@ -9,9 +9,10 @@ import io.sluice.features.agg.Status;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.offline.WarehouseEvents;
 import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.LakeFiles;
 import java.io.IOException;
 import java.io.Serializable;
-import java.nio.file.Path;
+import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -139,7 +140,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     private final int spineColumns;
     private final int features;
 
-    private transient Map<String, WarehouseEvents> warehouses;
+    private transient Map<String, HourFiles> warehouses;
     private transient Set<String> files;
     private transient Set<String> partitions;
     private transient Map<String, long[]> missingCounts; // view \t hour -> rows
@@ -161,7 +162,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     public void open(OpenContext context) {
         warehouses = new HashMap<>();
         for (TrainingPlan.View vp : group.views()) {
-            warehouses.put(vp.view.name(), new WarehouseEvents(vp.table, Path.of(vp.warehouse)));
+            warehouses.put(vp.view.name(), new HourFiles(vp));
         }
         files = new HashSet<>();
         partitions = new HashSet<>();
@@ -270,15 +271,20 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
         // The union of the answered rows' spans, as whole hours, in order: each file is sorted by
         // (key, time, id), so each entity's events come in order.
         spans.sort((a, b) -> Long.compare(a[0], b[0]));
-        WarehouseEvents warehouse = warehouses.get(vp.view.name());
+        HourFiles warehouse = warehouses.get(vp.view.name());
         long next = Long.MIN_VALUE;
         for (long[] s : spans) {
             for (long h = Math.max(s[0], next); h < s[1]; h += HOUR) {
-                Path file = warehouse.bucketFile(h, chunk.bucket);
+                URI file = warehouse.bucketFile(h, chunk.bucket);
                 if (file != null) {
                     files.add(file.toString());
                     partitions.add(vp.table.name() + "/" + HourPartitioner.partition(h));
-                    warehouse.scan(file, vp.view, events.keySet(), (k, e) -> events.get(k).add(e));
+                    WarehouseEvents.scan(
+                            vp.table,
+                            LakeFiles.parquetInput(file),
+                            vp.view,
+                            events.keySet(),
+                            (k, e) -> events.get(k).add(e));
                 }
             }
             next = Math.max(next, Windows.floor(s[1] - 1, HOUR) + HOUR);

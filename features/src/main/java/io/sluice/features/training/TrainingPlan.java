@@ -9,13 +9,12 @@ import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.online.FeatureRefs;
 import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
-import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
 import java.io.Serializable;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,15 +46,21 @@ final class TrainingPlan {
         final String entity; // the spine column of its key: the view's entity
         final List<Integer> columns = new ArrayList<>(); // output feature positions
         final List<FeatureDef> features = new ArrayList<>();
-        final String warehouse; // <root>/warehouse/<table>
+        final URI warehouse; // <root>/warehouse/<table>
         CompleteHours.Coverage coverage;
+
+        /**
+         * Per hour the spine's rows can read that had a manifest when planned (by its start), the
+         * SHA-256 of that manifest: the job reads the hour's files from it ({@link HourFiles}).
+         */
+        final Map<Long, String> manifests = new HashMap<>();
 
         /** The hours the spine's rows can read: from the first's, up to the last row's end. */
         long first;
 
         long last;
 
-        View(ViewDef view, TableConfig table, String entity, String warehouse) {
+        View(ViewDef view, TableConfig table, String entity, URI warehouse) {
             this.view = view;
             this.table = table;
             this.entity = entity;
@@ -261,8 +266,7 @@ final class TrainingPlan {
                                         r.view(),
                                         table,
                                         view.entity(),
-                                        Path.of(config.tablePath("warehouse", table.name()))
-                                                .toString());
+                                        config.tablePath("warehouse", table.name()));
                             });
             if (vp.features.contains(r.feature())) {
                 throw new IllegalArgumentException("--features: " + ref + " is named twice");
@@ -308,18 +312,13 @@ final class TrainingPlan {
         vp.first = rows == 0 ? 0 : Windows.floor(vp.from(firstTail), hour);
         vp.last = rows == 0 ? 0 : lastEnd;
         vp.coverage = CompleteHours.of(config, vp.table, vp.first, vp.last);
-        Path warehouse = Path.of(vp.warehouse);
-        for (long h = vp.first; h < vp.last; h += hour) {
-            String partition = HourPartitioner.partition(h);
-            Path manifest = warehouse.resolve(partition).resolve(WarehouseManifest.NAME);
-            if (Files.isRegularFile(manifest)) {
+        for (String partition : HourFiles.partitions(vp.warehouse, vp.first, vp.last)) {
+            byte[] manifest = HourFiles.manifest(vp.warehouse, partition);
+            if (manifest != null) {
+                String sha = ArtifactStore.sha256(manifest);
                 partitions.add(vp.table.name() + "/" + partition);
-                manifests.add(
-                        vp.table.name()
-                                + "/"
-                                + partition
-                                + " "
-                                + ArtifactStore.sha256(Files.readAllBytes(manifest)));
+                manifests.add(vp.table.name() + "/" + partition + " " + sha);
+                vp.manifests.put(HourPartitioner.parse(partition), sha);
             }
         }
     }

@@ -6,6 +6,7 @@ import io.sluice.config.TableConfig;
 import io.sluice.features.agg.Status;
 import io.sluice.features.online.FeatureReader.FeatureRef;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -130,7 +131,7 @@ public final class TrainingSetBuilder {
             boolean reused,
             long rows,
             List<String> partitions,
-            List<Path> filesRead,
+            List<URI> filesRead,
             Map<String, Map<Status, Long>> statuses) {
 
         /** The part files, in spine order. */

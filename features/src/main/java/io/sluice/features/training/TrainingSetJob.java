@@ -4,6 +4,7 @@ import io.sluice.features.agg.Status;
 import io.sluice.features.job.JobProgress;
 import io.sluice.features.online.FeatureRefs;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,7 +55,7 @@ final class TrainingSetJob {
     record Outcome(
             Map<String, Map<Status, Long>> statuses,
             List<String> partitions,
-            List<Path> files,
+            List<URI> files,
             List<MissingRows> incomplete,
             long rows,
             long incompleteRows,
@@ -147,8 +148,8 @@ final class TrainingSetJob {
             statuses.put(r.ref().toString(), counts);
         }
         List<String> partitions = new ArrayList<>(new TreeSet<>(list(accumulators, "partitions")));
-        List<Path> files =
-                new TreeSet<>(list(accumulators, "files")).stream().map(Path::of).toList();
+        List<URI> files =
+                new TreeSet<>(list(accumulators, "files")).stream().map(URI::create).toList();
         List<MissingRows> incomplete = MissingRows.merge(list(accumulators, "incomplete"));
         return new Outcome(
                 statuses,

@@ -283,9 +283,11 @@ class TrainingSetBuilderITCase {
                                 false),
                         false);
         assertThat(result.filesRead()).isNotEmpty();
-        for (Path file : result.filesRead()) {
+        for (java.net.URI file : result.filesRead()) {
             assertThat(buckets)
-                    .contains(Integer.parseInt(file.getFileName().toString().substring(0, 6)));
+                    .contains(
+                            Integer.parseInt(
+                                    Path.of(file).getFileName().toString().substring(0, 6)));
         }
         for (String entity : first) {
             assertThat(buckets).contains(HiveBucketing.bucket(entity, table.buckets()));
