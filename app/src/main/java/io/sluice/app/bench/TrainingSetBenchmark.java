@@ -246,7 +246,7 @@ public final class TrainingSetBenchmark {
         double cores = (os.getProcessCpuTime() - cpu0) / 1e9 / seconds;
         double rate = result.rows() / seconds;
         double peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum() / 1e6;
-        FileUtils.deleteDirectory(result.data().getParent().toFile());
+        FileUtils.deleteDirectory(Path.of(result.data()).getParent().toFile());
         return new double[] {rate, peak, cores};
     }
 }

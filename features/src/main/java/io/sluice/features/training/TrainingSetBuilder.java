@@ -5,7 +5,9 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.Status;
 import io.sluice.features.online.FeatureReader.FeatureRef;
+import io.sluice.lake.LakeFiles;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +20,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.FileUtils;
 
 /**
  * Point-in-time-correct training sets: for each spine row {@code (e, t, labels…)}, every requested
@@ -34,10 +35,12 @@ import org.apache.flink.util.FileUtils;
  * Incomplete}) is refused or {@link Status#INCOMPLETE}, never answered from part of the data.
  *
  * <p>It reads only what the rows need: per view, the hours their windows touch and, in each, the
- * bucket files of the spine's entities. A training set is an immutable artifact under {@code
- * <root>/training_sets/<digest>/}, addressed by a digest of the spine's bytes, the definitions of
- * the requested features and the manifests of every warehouse hour read; a request whose digest
- * exists is answered with that artifact without recomputing.
+ * bucket files of the spine's entities, found through the hours' manifests. A training set is an
+ * immutable artifact under {@code <root>/training_sets/<digest>/}, addressed by a digest of the
+ * spine's bytes, the definitions of the requested features and the manifests of every warehouse
+ * hour read; a request whose digest exists is answered with that artifact without recomputing. The
+ * lake may be a {@code file:} directory or an object store ({@link ArtifactStore} says how an
+ * artifact is published on each); the spine and the exported output are local files.
  */
 public final class TrainingSetBuilder {
 
@@ -116,8 +119,9 @@ public final class TrainingSetBuilder {
      * What a build did.
      *
      * @param digest the artifact's address
-     * @param data the artifact's directory of Parquet part files, ranges of the spine's rows in its
-     *     order ({@link #parts}, {@link #glob})
+     * @param data the artifact's directory (on an object store, prefix) of Parquet part files,
+     *     ranges of the spine's rows in its order ({@link #glob})
+     * @param parts the part files, in spine order
      * @param reused whether an existing artifact answered the request
      * @param rows rows in the training set
      * @param partitions warehouse hours read, as {@code table/dt=…/hr=…} (when reused: those the
@@ -127,21 +131,22 @@ public final class TrainingSetBuilder {
      */
     public record Result(
             String digest,
-            Path data,
+            URI data,
+            List<URI> parts,
             boolean reused,
             long rows,
             List<String> partitions,
             List<URI> filesRead,
             Map<String, Map<Status, Long>> statuses) {
 
-        /** The part files, in spine order. */
-        public List<Path> parts() throws IOException {
-            return TrainingSetJob.parts(data);
-        }
-
-        /** A glob of the part files, for readers such as DuckDB ({@code read_parquet(glob)}). */
+        /**
+         * A glob of the part files, for readers such as DuckDB ({@code read_parquet(glob)}): a
+         * local path on a {@code file:} lake, else a URI.
+         */
         public String glob() {
-            return data.resolve("*.parquet").toString();
+            return "file".equals(data.getScheme())
+                    ? Path.of(data).resolve("*.parquet").toString()
+                    : data.toString().replaceAll("/$", "") + "/*.parquet";
         }
     }
 
@@ -159,7 +164,7 @@ public final class TrainingSetBuilder {
     public static final int CHUNK_ROWS = 100_000;
 
     private final SluiceConfig config;
-    private final Path root;
+    private final URI root;
     private final Supplier<StreamExecutionEnvironment> environment;
     private final int chunkRows;
     private final Progress progress;
@@ -191,16 +196,11 @@ public final class TrainingSetBuilder {
             Supplier<StreamExecutionEnvironment> environment,
             int chunkRows,
             Progress progress) {
-        if (!"file".equals(config.rootUri().getScheme())) {
-            throw new IllegalArgumentException(
-                    "storage.root: the training-set builder reads a file: lake, got "
-                            + config.rootUri());
-        }
         if (chunkRows < 1) {
             throw new IllegalArgumentException("chunk rows: at least 1, got " + chunkRows);
         }
         this.config = config;
-        this.root = Path.of(config.rootUri());
+        this.root = config.rootUri();
         this.environment = environment;
         this.chunkRows = chunkRows;
         this.progress = progress;
@@ -232,8 +232,8 @@ public final class TrainingSetBuilder {
     }
 
     /** Where artifacts live: {@code <root>/training_sets}. */
-    public Path artifacts() {
-        return root.resolve("training_sets");
+    public URI artifacts() {
+        return LakeFiles.resolve(root, "training_sets");
     }
 
     /**
@@ -258,29 +258,34 @@ public final class TrainingSetBuilder {
 
     /**
      * @param reuse false to compute even when the artifact exists (benchmarks); the result is then
-     *     not published, and its directory is the caller's to delete
+     *     not published, and its parts are the caller's to delete: on a file system their staging
+     *     directory, {@code data}'s parent; on an object store {@code data}, which the clean-up of
+     *     abandoned builds also deletes a day later
      */
     public Result build(Request request, boolean reuse) throws IOException {
         TrainingPlan plan = TrainingPlan.of(config, request);
         String digest = ArtifactStore.digest(request, plan);
         ArtifactStore store = new ArtifactStore(artifacts());
-        if (reuse && store.exists(digest)) {
-            JsonNode manifest = store.manifest(digest);
+        Optional<ArtifactStore.Artifact> found = reuse ? store.find(digest) : Optional.empty();
+        if (found.isPresent()) {
+            JsonNode manifest = found.get().manifest();
             long incomplete = manifest.path("incomplete_rows").asLong();
             if (request.incomplete() == Incomplete.REFUSE && incomplete > 0) {
                 throw new IncompleteDataException(manifest.path("refusal").asText(), incomplete);
             }
             return new Result(
                     digest,
-                    store.data(digest),
+                    found.get().data(),
+                    found.get().parts(),
                     true,
                     manifest.path("rows").asLong(),
                     plan.partitions,
                     List.of(),
                     Map.of());
         }
-        Path staging = store.stage();
+        ArtifactStore.Staging staging = store.stage(digest);
         TrainingSetJob.Outcome outcome;
+        List<URI> parts;
         try {
             outcome =
                     TrainingSetJob.run(
@@ -288,45 +293,59 @@ public final class TrainingSetBuilder {
                             plan,
                             request.spine(),
                             request.statusColumns(),
-                            staging.resolve(ArtifactStore.DATA),
+                            staging.data(),
                             chunkRows,
                             progress);
-            if (TrainingSetJob.parts(staging.resolve(ArtifactStore.DATA)).isEmpty()) {
+            parts = TrainingSetJob.parts(staging.data());
+            if (parts.isEmpty()) {
                 // No rows (an empty sample): one empty part, so the artifact has the schema.
-                TrainingSetWriter.open(
-                                staging.resolve(ArtifactStore.DATA).resolve("part-00000.parquet"),
-                                TrainingSetWriter.schema(
-                                        plan.spineSchema(), plan.features, request.statusColumns()))
-                        .close();
+                URI empty = LakeFiles.resolve(staging.data(), "part-00000.parquet");
+                TrainingSetWriter.write(
+                        empty,
+                        TrainingSetWriter.schema(
+                                plan.spineSchema(), plan.features, request.statusColumns()),
+                        writer -> {});
+                parts = List.of(empty);
             }
             if (request.incomplete() == Incomplete.REFUSE && !outcome.incomplete().isEmpty()) {
                 throw new IncompleteDataException(plan.refusal(outcome), outcome.incompleteRows());
             }
         } catch (IOException | RuntimeException e) {
-            FileUtils.deleteDirectoryQuietly(staging.toFile());
+            store.discard(staging, e);
             throw e;
         } catch (Exception e) {
-            FileUtils.deleteDirectoryQuietly(staging.toFile());
+            store.discard(staging, e);
             throw new IOException("the training-set job failed: " + e.getMessage(), e);
         }
-        Result built =
-                new Result(
-                        digest,
-                        staging.resolve(ArtifactStore.DATA),
-                        false,
-                        outcome.rows(),
-                        outcome.partitions(),
-                        outcome.files(),
-                        outcome.statuses());
         if (!reuse) {
-            return built;
+            return new Result(
+                    digest,
+                    staging.data(),
+                    parts,
+                    false,
+                    outcome.rows(),
+                    outcome.partitions(),
+                    outcome.files(),
+                    outcome.statuses());
         }
         boolean reused =
                 store.publish(
-                        staging, digest, ArtifactStore.manifest(digest, request, plan, outcome));
+                        staging,
+                        digest,
+                        ArtifactStore.manifest(digest, request, plan, outcome),
+                        parts);
+        ArtifactStore.Artifact published =
+                store.find(digest)
+                        .orElseThrow(
+                                () ->
+                                        new IOException(
+                                                "training set "
+                                                        + digest
+                                                        + " has no manifest after its publish"));
         return new Result(
                 digest,
-                store.data(digest),
+                published.data(),
+                published.parts(),
                 reused,
                 outcome.rows(),
                 outcome.partitions(),
@@ -335,12 +354,12 @@ public final class TrainingSetBuilder {
     }
 
     /**
-     * Writes a result to {@code out}: a directory (an existing one, or a path ending in {@code /})
-     * gets its part files, replacing the parts already there; a file gets them all as one Parquet
-     * file, replacing it atomically.
+     * Writes a result, read from the lake, to the local {@code out}: a directory (an existing one,
+     * or a path ending in {@code /}) gets its part files, replacing the parts already there; a file
+     * gets them all as one Parquet file, replacing it atomically.
      */
     public static void export(Result result, Path out, boolean directory) throws IOException {
-        List<Path> parts = result.parts();
+        List<URI> parts = result.parts();
         if (directory) {
             Files.createDirectories(out);
             try (var old = Files.list(out)) {
@@ -349,8 +368,10 @@ public final class TrainingSetBuilder {
                     Files.delete(p);
                 }
             }
-            for (Path part : parts) {
-                Files.copy(part, out.resolve(part.getFileName()));
+            for (URI part : parts) {
+                try (InputStream in = LakeFiles.open(part)) {
+                    Files.copy(in, out.resolve(ArtifactStore.name(part)));
+                }
             }
             return;
         }

@@ -3,9 +3,9 @@ package io.sluice.features.training;
 import io.sluice.features.agg.Status;
 import io.sluice.features.job.JobProgress;
 import io.sluice.features.online.FeatureRefs;
+import io.sluice.lake.LakeFiles;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -64,9 +63,10 @@ final class TrainingSetJob {
     private TrainingSetJob() {}
 
     /**
-     * Runs the job of {@code plan} on {@code env}, writing its part files into {@code parts}, and
-     * tells {@code progress} how many rows its passes have computed, of the spine's rows times its
-     * passes, while it runs (from the job's accumulators, as its tasks report them).
+     * Runs the job of {@code plan} on {@code env}, writing its part files into {@code parts} (a
+     * directory of the lake, on any of its file systems), and tells {@code progress} how many rows
+     * its passes have computed, of the spine's rows times its passes, while it runs (from the job's
+     * accumulators, as its tasks report them).
      *
      * @param chunkRows the most rows a subtask computes at once
      */
@@ -75,7 +75,7 @@ final class TrainingSetJob {
             TrainingPlan plan,
             Path spine,
             boolean statusColumns,
-            Path parts,
+            URI parts,
             int chunkRows,
             TrainingSetBuilder.Progress progress)
             throws Exception {
@@ -172,13 +172,12 @@ final class TrainingSetJob {
         return v == null ? List.of() : (List<String>) v;
     }
 
-    /** The part files of a run, in spine order. */
-    static List<Path> parts(Path dir) throws IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(f -> f.getFileName().toString().startsWith("part-"))
-                    .sorted()
-                    .toList();
-        }
+    /** The part files a run wrote into {@code dir} (its own), in spine order. */
+    static List<URI> parts(URI dir) throws IOException {
+        return LakeFiles.list(dir).stream()
+                .filter(e -> !e.directory() && e.name().startsWith("part-"))
+                .map(LakeFiles.Entry::uri)
+                .toList();
     }
 
     /** A bucket's rows all go to one subtask; rows without a key spread by row. */
@@ -281,9 +280,10 @@ final class TrainingSetJob {
     /**
      * Writes a subtask's rows, a range of the spine in its order, as {@code part-<subtask>.parquet}
      * (nothing when it has none). Written by hand rather than with Flink's file sink: the parts are
-     * published by the builder's atomic rename of their directory, and a re-run of a failed task
-     * overwrites its part, so the sink's two-phase commit would add nothing; and the part's name
-     * must give its range's place in the spine.
+     * published by the builder ({@link ArtifactStore}: an atomic rename of their directory, or on
+     * an object store a manifest written after them), and a re-run of a failed task overwrites its
+     * part, so the sink's two-phase commit would add nothing; and the part's name must give its
+     * range's place in the spine.
      */
     static final class PartWriter extends RichMapPartitionFunction<GenericRecord, Long> {
         private static final long serialVersionUID = 1L;
@@ -319,22 +319,25 @@ final class TrainingSetJob {
                 return;
             }
             int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-            Path file = Path.of(dir).resolve(String.format("part-%05d.parquet", subtask));
-            long n = 0;
-            long incomplete = 0;
-            try (var writer = TrainingSetWriter.open(file, new Schema.Parser().parse(schema))) {
-                while (it.hasNext()) {
-                    GenericRecord r = it.next();
-                    writer.write(r);
-                    n++;
-                    if (incomplete(r)) {
-                        incomplete++;
-                    }
-                }
-            }
-            getRuntimeContext().getLongCounter(ROWS).add(n);
-            getRuntimeContext().getLongCounter(INCOMPLETE_ROWS).add(incomplete);
-            out.collect(n);
+            URI file =
+                    LakeFiles.resolve(URI.create(dir), String.format("part-%05d.parquet", subtask));
+            long[] counts = new long[2]; // rows, incomplete rows
+            TrainingSetWriter.write(
+                    file,
+                    new Schema.Parser().parse(schema),
+                    writer -> {
+                        while (it.hasNext()) {
+                            GenericRecord r = it.next();
+                            writer.write(r);
+                            counts[0]++;
+                            if (incomplete(r)) {
+                                counts[1]++;
+                            }
+                        }
+                    });
+            getRuntimeContext().getLongCounter(ROWS).add(counts[0]);
+            getRuntimeContext().getLongCounter(INCOMPLETE_ROWS).add(counts[1]);
+            out.collect(counts[0]);
         }
     }
 }

@@ -3,7 +3,12 @@ package io.sluice.features.training;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.online.FeatureRefs;
+import io.sluice.lake.LakeFiles;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +28,6 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.FileMetaData;
-import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
@@ -124,14 +128,50 @@ final class TrainingSetWriter {
                 .build();
     }
 
+    /** Writes rows into a part file. */
+    @FunctionalInterface
+    interface Rows {
+        void writeTo(ParquetWriter<GenericRecord> writer) throws IOException;
+    }
+
     /**
-     * Writes {@code parts}, files written by {@link #open} of one schema (at least one), into one
-     * file {@code out} in their order. Their row groups are copied as they are, not decoded
-     * (parquet-java's {@link ParquetFileWriter#appendFile}), so this costs a copy of the bytes.
+     * Writes a part file {@code file} of the lake, replacing it, with what {@code rows} writes. On
+     * a file system it is written in place ({@link #open}); on an object store it is written to a
+     * local temporary file first and uploaded once complete, so its object is all of it or nothing:
+     * a writer failing half-way would otherwise publish a shorter, valid Parquet file as its stream
+     * closed.
      */
-    static void concat(List<Path> parts, Path out) throws IOException {
+    static void write(URI file, Schema schema, Rows rows) throws IOException {
+        if ("file".equals(file.getScheme())) {
+            try (ParquetWriter<GenericRecord> writer = open(Path.of(file), schema)) {
+                rows.writeTo(writer);
+            }
+            return;
+        }
+        Path local = Files.createTempFile("sluice-part-", ".parquet");
+        try {
+            try (ParquetWriter<GenericRecord> writer = open(local, schema)) {
+                rows.writeTo(writer);
+            }
+            try (InputStream in = Files.newInputStream(local);
+                    OutputStream out = LakeFiles.create(file)) {
+                in.transferTo(out);
+            }
+        } finally {
+            Files.deleteIfExists(local);
+        }
+    }
+
+    /**
+     * Writes {@code parts}, files of the lake written by {@link #write} of one schema (at least
+     * one), into one local file {@code out} in their order. Their row groups are copied as they
+     * are, not decoded (parquet-java's {@link ParquetFileWriter#appendFile}), so this costs a copy
+     * of the bytes.
+     */
+    static void concat(List<URI> parts, Path out) throws IOException {
         FileMetaData first;
-        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(parts.get(0)))) {
+        try (ParquetFileReader reader =
+                ParquetFileReader.open(LakeFiles.parquetInput(parts.get(0)))) {
             first = reader.getFileMetaData();
         }
         ParquetFileWriter writer =
@@ -142,8 +182,8 @@ final class TrainingSetWriter {
                         ParquetWriter.DEFAULT_BLOCK_SIZE,
                         ParquetWriter.MAX_PADDING_SIZE_DEFAULT);
         writer.start();
-        for (Path part : parts) {
-            writer.appendFile(new LocalInputFile(part));
+        for (URI part : parts) {
+            writer.appendFile(LakeFiles.parquetInput(part));
         }
         writer.end(first.getKeyValueMetaData());
     }

@@ -230,7 +230,8 @@ class TrainingSetBuilderITCase {
         assertThat(again.reused()).isTrue();
         assertThat(again.filesRead()).isEmpty();
         assertThat(again.digest()).isEqualTo(first.digest());
-        assertThat(again.data()).isEqualTo(first.data()).exists();
+        assertThat(again.data()).isEqualTo(first.data());
+        assertThat(Path.of(again.data())).isDirectory();
 
         // Another feature list, another spine, or a changed warehouse hour: a new artifact.
         TrainingSetBuilder.Result fewer =

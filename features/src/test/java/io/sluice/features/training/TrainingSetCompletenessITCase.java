@@ -350,10 +350,10 @@ class TrainingSetCompletenessITCase {
     }
 
     private static List<Path> artifacts(TrainingSetBuilder builder) throws IOException {
-        if (!Files.isDirectory(builder.artifacts())) {
+        if (!Files.isDirectory(Path.of(builder.artifacts()))) {
             return List.of();
         }
-        try (var files = Files.list(builder.artifacts())) {
+        try (var files = Files.list(Path.of(builder.artifacts()))) {
             return files.sorted().toList();
         }
     }

@@ -265,7 +265,7 @@ class TrainingSetEntitiesITCase {
                         plan,
                         spine,
                         true,
-                        parts,
+                        parts.toUri(),
                         TrainingSetBuilder.CHUNK_ROWS,
                         (done, total) -> progress.add(new long[] {done, total}));
         assertThat(outcome.rows()).isEqualTo(rows.size());
@@ -382,6 +382,7 @@ class TrainingSetEntitiesITCase {
                                                                 r.item(), itemTable.buckets())))
                         .count();
         assertThat(result.rows()).isEqualTo(want).isPositive().isLessThan(rows.size());
-        org.apache.flink.util.FileUtils.deleteDirectory(result.data().getParent().toFile());
+        org.apache.flink.util.FileUtils.deleteDirectory(
+                Path.of(result.data()).getParent().toFile());
     }
 }
