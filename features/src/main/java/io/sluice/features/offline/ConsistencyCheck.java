@@ -14,11 +14,11 @@ import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.LakeFiles;
 import io.sluice.lake.WarehouseHours;
+import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +31,6 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.parquet.avro.AvroParquetReader;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetReader;
-import org.apache.parquet.io.LocalInputFile;
 
 /**
  * The online/offline consistency check: for sampled entities and times within retention, the online
@@ -85,7 +84,7 @@ public final class ConsistencyCheck {
         for (FeatureViewConfig viewConfig : config.featureViews()) {
             TableConfig table = config.table(viewConfig.source()).orElseThrow();
             ViewDef view = ViewDef.of(viewConfig, table);
-            Path dir = Path.of(config.tablePath("warehouse", table.name()));
+            URI dir = config.tablePath("warehouse", table.name());
             WarehouseEvents warehouse = new WarehouseEvents(table, dir);
             FeatureReader online = new FeatureReader(store, List.of(view), () -> now);
             List<FeatureReader.FeatureRef> refs = FeatureRefs.all(view);
@@ -95,20 +94,16 @@ public final class ConsistencyCheck {
             }
             // Only times before the warehouse's frontier: later, online values may rightly
             // count events that are not compacted (or not landed) yet.
-            long until =
-                    Math.min(
-                            now,
-                            new WarehouseHours(table, Path.of(config.rootUri())).completeUntil());
-            List<Path> hours = hoursWithin(dir, now - view.ttlMillis(), until);
+            long until = Math.min(now, new WarehouseHours(table, config.rootUri()).completeUntil());
+            List<WarehouseManifest> hours = hoursWithin(dir, now - view.ttlMillis(), until);
             for (int i = 0; i < samples && !hours.isEmpty(); i++) {
                 sampled.accept(++done);
-                Path hour = hours.get(random.nextInt(hours.size()));
-                String entity = someEntity(hour, table, random);
+                WarehouseManifest hour = hours.get(random.nextInt(hours.size()));
+                String entity = someEntity(dir, hour, table, random);
                 if (entity == null) {
                     continue;
                 }
-                long hourStart =
-                        HourPartitioner.parse(dir.relativize(hour).toString().replace('\\', '/'));
+                long hourStart = HourPartitioner.parse(hour.partition());
                 long lo = Math.max(hourStart, now - view.ttlMillis() + 1);
                 long at =
                         lo
@@ -178,44 +173,35 @@ public final class ConsistencyCheck {
         }
     }
 
-    private static List<Path> hoursWithin(Path tableDir, long from, long to) throws IOException {
-        List<Path> hours = new ArrayList<>();
-        if (!Files.isDirectory(tableDir)) {
-            return hours;
-        }
-        try (DirectoryStream<Path> days = Files.newDirectoryStream(tableDir, "dt=*")) {
-            for (Path day : days) {
-                try (DirectoryStream<Path> hrs = Files.newDirectoryStream(day, "hr=*")) {
-                    for (Path h : hrs) {
-                        long start =
-                                HourPartitioner.parse(day.getFileName() + "/" + h.getFileName());
-                        if (start + HourPartitioner.hourMillis() > from && start < to) {
-                            hours.add(h);
-                        }
-                    }
-                }
+    /** The manifests of the table's warehouse hours that overlap {@code [from, to)}. */
+    private static List<WarehouseManifest> hoursWithin(URI tableDir, long from, long to)
+            throws IOException {
+        List<WarehouseManifest> hours = new ArrayList<>();
+        for (WarehouseManifest m : WarehouseManifest.readAll(tableDir)) {
+            long start = HourPartitioner.parse(m.partition());
+            if (start + HourPartitioner.hourMillis() > from && start < to) {
+                hours.add(m);
             }
         }
-        hours.sort(null);
         return hours;
     }
 
-    /** A random key of a random bucket file of the hour. */
-    private static String someEntity(Path hour, TableConfig table, SplittableRandom random)
+    /** A random key of a random bucket file of the hour, as its manifest lists them. */
+    private static String someEntity(
+            URI tableDir, WarehouseManifest hour, TableConfig table, SplittableRandom random)
             throws IOException {
-        List<Path> files = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(hour, "*.parquet")) {
-            ds.forEach(files::add);
-        }
+        List<WarehouseManifest.BucketFile> files = hour.files();
         if (files.isEmpty()) {
             return null;
         }
-        files.sort(null);
+        URI file =
+                LakeFiles.resolve(
+                        tableDir,
+                        hour.partition() + "/" + files.get(random.nextInt(files.size())).name());
         List<String> keys = new ArrayList<>();
         try (ParquetReader<GenericRecord> reader =
                 AvroParquetReader.<GenericRecord>builder(
-                                new LocalInputFile(files.get(random.nextInt(files.size()))),
-                                new PlainParquetConfiguration())
+                                LakeFiles.parquetInput(file), new PlainParquetConfiguration())
                         .withDataModel(GenericData.get())
                         .build()) {
             GenericRecord r;

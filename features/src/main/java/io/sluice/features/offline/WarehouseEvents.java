@@ -5,15 +5,18 @@ import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.LakeFiles;
+import io.sluice.lake.WarehouseManifest;
 import io.sluice.lake.WarehouseSchema;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -26,7 +29,6 @@ import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.predicate.FilterApi;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.io.InputFile;
-import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.api.Binary;
 
 /**
@@ -37,12 +39,15 @@ import org.apache.parquet.io.api.Binary;
 public final class WarehouseEvents {
 
     private final TableConfig table;
-    private final Path tableDir;
+    private final URI tableDir;
+
+    /** Each hour's manifest as first read (empty when the hour has none): a reader's snapshot. */
+    private final Map<Long, Optional<WarehouseManifest>> manifests = new HashMap<>();
 
     /**
-     * @param warehouseTable {@code <root>/warehouse/<table>}
+     * @param warehouseTable {@code <root>/warehouse/<table>}, on any lake file system
      */
-    public WarehouseEvents(TableConfig table, Path warehouseTable) {
+    public WarehouseEvents(TableConfig table, URI warehouseTable) {
         this.table = table;
         this.tableDir = warehouseTable;
     }
@@ -64,10 +69,11 @@ public final class WarehouseEvents {
         int bucket = HiveBucketing.bucket(entity, table.buckets());
         long hour = HourPartitioner.hourMillis();
         for (long h = Math.floorDiv(from, hour) * hour; h < to; h += hour) {
-            Path file = bucketFile(h, bucket);
+            URI file = bucketFile(h, bucket);
             if (file != null) {
                 scan(
-                        file,
+                        table,
+                        LakeFiles.parquetInput(file),
                         view,
                         Set.of(entity),
                         (k, e) -> {
@@ -80,16 +86,24 @@ public final class WarehouseEvents {
         return events;
     }
 
-    /** The file of {@code bucket} in the hour starting at {@code hourStart}, if there is one. */
-    public Path bucketFile(long hourStart, int bucket) throws IOException {
-        Path dir = tableDir.resolve(HourPartitioner.partition(hourStart));
-        if (!Files.isDirectory(dir)) {
-            return null;
+    /**
+     * The file of {@code bucket} in the hour starting at {@code hourStart}, as the hour's manifest
+     * lists it (a listing of an object store's hour may also show a superseded file), if there is
+     * one.
+     */
+    public URI bucketFile(long hourStart, int bucket) throws IOException {
+        Optional<WarehouseManifest> manifest = manifests.get(hourStart);
+        if (manifest == null) {
+            manifest =
+                    WarehouseManifest.read(
+                            LakeFiles.resolve(tableDir, HourPartitioner.partition(hourStart)));
+            manifests.put(hourStart, manifest);
         }
-        try (DirectoryStream<Path> files =
-                Files.newDirectoryStream(dir, String.format("%06d_0_*.parquet", bucket))) {
-            for (Path file : files) {
-                return file; // one file per (hour, bucket) by the warehouse contract
+        for (WarehouseManifest.BucketFile f :
+                manifest.map(WarehouseManifest::files).orElse(List.of())) {
+            if (f.bucket() == bucket) {
+                return LakeFiles.resolve(
+                        tableDir, HourPartitioner.partition(hourStart) + "/" + f.name());
             }
         }
         return null;
@@ -101,21 +115,12 @@ public final class WarehouseEvents {
     }
 
     /**
-     * Every event of {@code file} of the given entities, reading only the key, id, time and the
-     * columns {@code view} aggregates; a Parquet filter on the key skips row groups and pages
-     * without any of them, and a set lookup drops other entities' rows.
+     * Every event of bucket file {@code file} of {@code table} for the given entities, reading only
+     * the key, id, time and the columns {@code view} aggregates; a Parquet filter on the key skips
+     * row groups and pages without any of them, and a set lookup drops other entities' rows. The
+     * file is read wherever it is ({@link LakeFiles#parquetInput}).
      *
      * @return the rows read
-     */
-    public long scan(Path file, ViewDef view, Set<String> entities, EventSink sink)
-            throws IOException {
-        return scan(table, new LocalInputFile(file), view, entities, sink);
-    }
-
-    /**
-     * {@link #scan(Path, ViewDef, Set, EventSink)} of a bucket file of {@code table} wherever it
-     * is: a reader that finds its files through the hours' manifests, on any lake file system
-     * ({@link io.sluice.lake.LakeFiles#parquetInput}).
      */
     public static long scan(
             TableConfig table, InputFile file, ViewDef view, Set<String> entities, EventSink sink)
