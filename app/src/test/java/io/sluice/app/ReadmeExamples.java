@@ -3,14 +3,12 @@ package io.sluice.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.testing.DuckDb;
-import io.sluice.testing.TestConfigs;
+import io.sluice.testing.ReadmeBlocks;
 import java.io.IOException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -28,36 +26,12 @@ final class ReadmeExamples {
 
     private ReadmeExamples() {}
 
-    /** The blocks marked {@code <!-- checked: KIND -->}, in README order. */
-    static List<String> blocks(String kind) throws IOException {
-        Path readme = TestConfigs.referenceFile().resolveSibling("README.md");
-        List<String> lines = Files.readAllLines(readme);
-        List<String> blocks = new ArrayList<>();
-        for (int i = 0; i < lines.size(); i++) {
-            if (!lines.get(i).strip().equals("<!-- checked: " + kind + " -->")) {
-                continue;
-            }
-            // The next fenced block, which may be indented in a list item.
-            int open = i + 1;
-            while (!lines.get(open).strip().startsWith("```")) {
-                open++;
-            }
-            StringBuilder block = new StringBuilder();
-            int line = open + 1;
-            while (!lines.get(line).strip().startsWith("```")) {
-                block.append(lines.get(line++)).append('\n');
-            }
-            blocks.add(block.toString());
-        }
-        return blocks;
-    }
-
     /** Runs every marked DuckDB statement on {@code dir}; returns how many ran. */
     static int runDuckDb(Path dir) throws IOException {
         int ran = 0;
         try (DuckDb duck = new DuckDb()) {
-            for (String block : blocks("duckdb")) {
-                for (String statement : statements(block)) {
+            for (String block : ReadmeBlocks.blocks("duckdb")) {
+                for (String statement : ReadmeBlocks.statements(block)) {
                     String sql = statement.replace("DIR/", dir + "/");
                     assertThat(duck.rows(sql))
                             .as("README example returns rows:%n%s", sql)
@@ -72,7 +46,7 @@ final class ReadmeExamples {
     /** Checks every {@code DIR/} path of the marked blocks names data files; returns how many. */
     static int checkPaths(Path dir) throws IOException {
         int checked = 0;
-        for (String block : blocks("paths")) {
+        for (String block : ReadmeBlocks.blocks("paths")) {
             Matcher m = PATH.matcher(block);
             while (m.find()) {
                 String path = m.group(1).substring("DIR/".length());
@@ -99,20 +73,5 @@ final class ReadmeExamples {
                     .filter(f -> f.getFileName().toString().endsWith(".parquet"))
                     .count();
         }
-    }
-
-    /** A block's statements, each ending in {@code ;} at the end of a line. */
-    private static List<String> statements(String block) {
-        List<String> statements = new ArrayList<>();
-        StringBuilder current = new StringBuilder();
-        for (String line : block.split("\n")) {
-            current.append(line).append('\n');
-            if (line.stripTrailing().endsWith(";")) {
-                statements.add(current.toString().strip());
-                current.setLength(0);
-            }
-        }
-        assertThat(current.toString()).as("text after the last statement").isBlank();
-        return statements;
     }
 }
