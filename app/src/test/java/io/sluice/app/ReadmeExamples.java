@@ -17,8 +17,9 @@ import java.util.stream.Stream;
  * The README's query examples, run on a demo's data directory: every code block after a {@code <!--
  * checked: duckdb -->} line is run statement by statement by DuckDB, with {@code DIR} the
  * directory, and each statement must return rows; every {@code 'DIR/…'} path in a block after a
- * {@code <!-- checked: paths -->} line (the Polars, pandas and Spark examples, whose engines do not
- * run here) must name data files.
+ * {@code <!-- checked: paths -->} line (the Polars and pandas examples, whose engines do not run
+ * here) must name data files. Spark runs its examples in {@code interop}'s {@code
+ * SparkReaderITCase}.
  */
 final class ReadmeExamples {
 

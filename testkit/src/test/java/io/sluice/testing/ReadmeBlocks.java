@@ -4,12 +4,15 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
- * The README's examples that tests run: the code blocks after a {@code <!-- checked: KIND -->}
- * line. Plain JDK only, so that a module whose class path has none of the project's libraries
- * (Spark's in {@code interop}) reads them too.
+ * The README's parts that tests run or assert: the code blocks after a {@code <!-- checked: KIND
+ * -->} line, and its tables. Plain JDK only, so that a module whose class path has none of the
+ * project's libraries (Spark's in {@code interop}) reads them too.
  */
 public final class ReadmeBlocks {
 
@@ -64,5 +67,50 @@ public final class ReadmeBlocks {
             throw new IllegalArgumentException("text after the last statement: " + current);
         }
         return statements;
+    }
+
+    /**
+     * The rows of the first table under the heading {@code heading} (its text after the {@code
+     * #}s), each keyed by the header's cells; {@code \|} in a cell is a {@code |}.
+     */
+    public static List<Map<String, String>> table(String heading) throws IOException {
+        List<String> lines = Files.readAllLines(readme());
+        int at = 0;
+        while (!lines.get(at).matches("#+ " + Pattern.quote(heading))) {
+            at++;
+        }
+        while (!lines.get(at).startsWith("|")) {
+            at++;
+        }
+        List<String> header = cells(lines.get(at));
+        List<Map<String, String>> rows = new ArrayList<>();
+        // Past the header and its |---| line, up to the first line that is not a row.
+        for (int i = at + 2; i < lines.size() && lines.get(i).startsWith("|"); i++) {
+            List<String> cells = cells(lines.get(i));
+            if (cells.size() != header.size()) {
+                throw new IllegalArgumentException(
+                        "README line "
+                                + (i + 1)
+                                + " has "
+                                + cells.size()
+                                + " cells, not "
+                                + header.size());
+            }
+            Map<String, String> row = new LinkedHashMap<>();
+            for (int c = 0; c < header.size(); c++) {
+                row.put(header.get(c), cells.get(c));
+            }
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    private static List<String> cells(String line) {
+        String row = line.strip();
+        List<String> cells = new ArrayList<>();
+        for (String cell : row.substring(1, row.length() - 1).split("(?<!\\\\)\\|", -1)) {
+            cells.add(cell.strip().replace("\\|", "|"));
+        }
+        return cells;
     }
 }

@@ -1,0 +1,516 @@
+package io.sluice.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import io.sluice.testing.ReadmeBlocks;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimestampLogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.RelationalGroupedDataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalog.Table;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Spark, which shares no code with Sluice, reads a small {@code ./sluice demo}'s output: every
+ * column of the warehouse and the feature log has the Spark type the README's types table gives,
+ * the tables {@code sluice ddl --dialect spark} prints count every warehouse row, and the README's
+ * Spark examples (the block after {@code <!-- checked: spark -->}) return rows. The demo and {@code
+ * sluice ddl} run through the {@code ./sluice} launcher, in their own JVMs, from the app module's
+ * package output; Parquet footers are read with the parquet-java that Spark brings.
+ */
+class SparkReaderITCase {
+
+    private static final Path HOME = ReadmeBlocks.readme().getParent();
+
+    private static final String TYPES = "Types as each reader sees them";
+
+    @TempDir static Path tmp;
+
+    /** The demo's data directory, the README's {@code DIR}. */
+    private static Path dir;
+
+    private static SparkSession spark;
+
+    /** Each data file's Parquet schema and row count, from its footer. */
+    private static final Map<Path, Footer> footers = new TreeMap<>();
+
+    private record Footer(MessageType schema, long rows) {}
+
+    /** One set of read options: the default builds a Hadoop configuration for every file. */
+    private static final ParquetReadOptions FOOTER_OPTIONS =
+            ParquetReadOptions.builder(new PlainParquetConfiguration()).build();
+
+    private static final Map<List<String>, Run> runs = new ConcurrentHashMap<>();
+
+    @BeforeAll
+    static void demoThenSpark() throws Exception {
+        // The launcher builds the app itself when these are missing; in a test that would be a
+        // nested Maven build, so they must come from the reactor's package phase.
+        for (String built : List.of("sluice.jar", "lib", "plugins")) {
+            assertThat(HOME.resolve("app/target").resolve(built))
+                    .as("the app module's package output")
+                    .exists();
+        }
+        dir = tmp.resolve("data");
+        sluice("demo", "--events", "500", "--seed", "7", "--data-dir", dir.toString());
+        // The ddl test's scripts, printed while the footers are read and Spark starts.
+        for (Path table : tables("warehouse")) {
+            start(ddl(table));
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".parquet")).toList()) {
+                if (f.startsWith(dir.resolve("warehouse"))
+                        || f.startsWith(dir.resolve("features"))) {
+                    footers.put(f, footer(f));
+                }
+            }
+        }
+        spark =
+                SparkSession.builder()
+                        .master("local[2]")
+                        .appName("sluice-interop")
+                        .config("spark.ui.enabled", "false")
+                        .config("spark.sql.shuffle.partitions", "2")
+                        .config("spark.driver.host", "127.0.0.1")
+                        .config("spark.driver.bindAddress", "127.0.0.1")
+                        .config(
+                                "spark.sql.warehouse.dir",
+                                tmp.resolve("spark-warehouse").toString())
+                        .getOrCreate();
+    }
+
+    @AfterAll
+    static void stop() {
+        runs.values().forEach(run -> run.process().destroyForcibly());
+        if (spark != null) {
+            spark.stop();
+        }
+    }
+
+    /** Each test starts with no table: the README's example creates its own. */
+    @BeforeEach
+    void dropTables() {
+        for (Table t : spark.catalog().listTables().collectAsList()) {
+            spark.sql("DROP TABLE `" + t.name() + "`");
+        }
+    }
+
+    @Test
+    void everyColumnHasTheSparkTypeOfTheReadmeTable() throws IOException {
+        List<Map<String, String>> types = ReadmeBlocks.table(TYPES);
+        assertThat(tables("warehouse"))
+                .extracting(t -> t.getFileName().toString())
+                .containsExactlyInAnyOrder("page_views", "add_to_cart", "purchases");
+        assertThat(tables("features")).isNotEmpty();
+        Set<Integer> rowsSeen = new HashSet<>();
+        Map<String, Integer> rowOfColumn = new HashMap<>();
+        for (Path table : concat(tables("warehouse"), tables("features"))) {
+            for (StructField field : spark.read().parquet(table.toString()).schema().fields()) {
+                String what = dir.relativize(table) + " column " + field.name();
+                String type = field.dataType().sql();
+                int row;
+                if (List.of("dt", "hr").contains(field.name())) {
+                    row = partitionRow(types, field.name());
+                    assertThat(type)
+                            .as(what + ", inferred from the directories")
+                            .isEqualTo(sparkType(types.get(row), "when inferred"));
+                } else {
+                    String parquet = parquetType(table, field.name());
+                    row = parquetRow(types, parquet, what);
+                    assertThat(List.of(type))
+                            .as(what + ", Parquet " + parquet)
+                            .isEqualTo(codes(types.get(row).get("Spark")));
+                }
+                rowsSeen.add(row);
+                Integer before = rowOfColumn.put(field.name(), row);
+                assertThat(before == null || before == row)
+                        .as(field.name() + " has one type in every table")
+                        .isTrue();
+            }
+        }
+        // Every row is some column's, and every column the table names is in its row.
+        assertThat(rowsSeen).as("README rows a column has").hasSize(types.size());
+        for (int row = 0; row < types.size(); row++) {
+            for (String named : codes(types.get(row).get("columns"))) {
+                Pattern glob = Pattern.compile(Pattern.quote(named).replace("*", "\\E.*\\Q"));
+                for (Map.Entry<String, Integer> column : rowOfColumn.entrySet()) {
+                    if (glob.matcher(column.getKey()).matches()) {
+                        assertThat(column.getValue())
+                                .as("README row of `" + column.getKey() + "`")
+                                .isEqualTo(row);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void theSparkDdlOfEveryTableCountsEveryWarehouseRow() throws IOException {
+        List<Map<String, String>> types = ReadmeBlocks.table(TYPES);
+        long total = 0;
+        for (Path table : tables("warehouse")) {
+            String name = table.getFileName().toString();
+            String script = sluice(ddl(table));
+            List<String> statements = ReadmeBlocks.statements(script);
+            assertThat(statements).as(script).hasSize(2);
+            statements.forEach(spark::sql);
+
+            long inFiles =
+                    footers.entrySet().stream()
+                            .filter(f -> f.getKey().startsWith(table))
+                            .mapToLong(f -> f.getValue().rows())
+                            .sum();
+            assertThat(inFiles).as(name + " rows in its files").isPositive();
+            assertThat(spark.sql("SELECT count(*) FROM `" + name + "`").first().getLong(0))
+                    .as(name + " rows through its table")
+                    .isEqualTo(inFiles);
+            total += inFiles;
+
+            // The declared columns are the files' own; dt and hr as the README says.
+            StructType declared = spark.table(name).schema();
+            StructType inferred = spark.read().parquet(table.toString()).schema();
+            assertThat(declared.fieldNames()).containsExactly(inferred.fieldNames());
+            for (StructField field : declared.fields()) {
+                String want =
+                        List.of("dt", "hr").contains(field.name())
+                                ? sparkType(
+                                        types.get(partitionRow(types, field.name())),
+                                        "in the `ddl` table")
+                                : inferred.apply(field.name()).dataType().sql();
+                assertThat(field.dataType().sql())
+                        .as(name + " table column " + field.name())
+                        .isEqualTo(want);
+            }
+        }
+        // The demo's own count, which it checked against the landing zone.
+        Matcher summary =
+                Pattern.compile("\"warehouse_rows\" : (\\d+)")
+                        .matcher(Files.readString(dir.resolve("summary.json")));
+        assertThat(summary.find()).isTrue();
+        assertThat(total).isEqualTo(Long.parseLong(summary.group(1)));
+    }
+
+    @Test
+    void theReadmeSparkExamplesReturnRows() throws IOException {
+        List<String> blocks = ReadmeBlocks.blocks("spark");
+        assertThat(blocks).isNotEmpty();
+        int queries = 0;
+        for (String block : blocks) {
+            queries += runPySpark(block);
+        }
+        assertThat(queries).isGreaterThanOrEqualTo(2);
+    }
+
+    // The PySpark the README writes, statement by statement: each form below is translated to
+    // Spark's Java API as written, and any other statement fails the test.
+    private static final Pattern IMPORT = Pattern.compile("import [\\w.]+\\n");
+    private static final Pattern COMMENT = Pattern.compile("#[^\\n]*\\n");
+    private static final Pattern SUBPROCESS =
+            Pattern.compile(
+                    "(\\w+) = subprocess\\.run\\(\\[([^\\]]*)\\],\\s*capture_output=True,"
+                            + " text=True, check=True\\)\\.stdout\\n");
+    private static final Pattern FOR_EACH_STATEMENT =
+            Pattern.compile(
+                    "for (\\w+) in (\\w+)\\.split\\(\"([^\"]*)\"\\):\\n"
+                            + "\\s+if \\1\\.strip\\(\\):\\n"
+                            + "\\s+spark\\.sql\\(\\1\\)\\n");
+    private static final Pattern SQL_SHOW =
+            Pattern.compile("spark\\.sql\\(\"([^\"]*)\"\\)\\.show\\(\\)\\n");
+    private static final Pattern READ_PARQUET =
+            Pattern.compile("spark\\.read\\.parquet\\(\"([^\"]*)\"\\)((?:\\.\\w+\\([^)]*\\))+)\\n");
+    private static final Pattern CALL = Pattern.compile("\\.(\\w+)\\(([^)]*)\\)");
+    private static final Pattern STRING = Pattern.compile("\"([^\"]*)\"");
+
+    /** Runs one README block on the demo's output; returns how many queries returned rows. */
+    private static int runPySpark(String block) {
+        String code = block.replace("DIR/", dir + "/").stripIndent();
+        Map<String, String> strings = new HashMap<>();
+        int queries = 0;
+        int at = 0;
+        while (at < code.length()) {
+            if (Character.isWhitespace(code.charAt(at))) {
+                at++;
+                continue;
+            }
+            Matcher m;
+            if ((m = match(IMPORT, code, at)) != null || (m = match(COMMENT, code, at)) != null) {
+                // Nothing to run.
+            } else if ((m = match(SUBPROCESS, code, at)) != null) {
+                List<String> command = strings(m.group(2));
+                assertThat(command.get(0)).isEqualTo("./sluice");
+                strings.put(m.group(1), sluice(command.subList(1, command.size())));
+            } else if ((m = match(FOR_EACH_STATEMENT, code, at)) != null) {
+                String script = strings.get(m.group(2));
+                assertThat(script).as(m.group(2)).isNotNull();
+                int ran = 0;
+                for (String statement : script.split(Pattern.quote(unescape(m.group(3))))) {
+                    if (!statement.isBlank()) {
+                        spark.sql(statement);
+                        ran++;
+                    }
+                }
+                assertThat(ran).as("statements of " + m.group(2)).isPositive();
+            } else if ((m = match(SQL_SHOW, code, at)) != null) {
+                assertThat(spark.sql(m.group(1)).collectAsList())
+                        .as("README example returns rows: %s", m.group())
+                        .isNotEmpty();
+                queries++;
+            } else if ((m = match(READ_PARQUET, code, at)) != null) {
+                assertThat(chain(spark.read().parquet(m.group(1)), m.group(2)))
+                        .as("README example returns rows: %s", m.group())
+                        .isNotEmpty();
+                queries++;
+            } else {
+                fail(
+                        "README Spark example: no translation for %s",
+                        code.substring(at, code.indexOf('\n', at)));
+            }
+            at = m.end();
+        }
+        return queries;
+    }
+
+    /** {@code .where(…)}, {@code .groupBy(…)}, {@code .count()} and a final {@code .show()}. */
+    private static List<?> chain(Dataset<Row> data, String calls) {
+        Object current = data;
+        Matcher call = CALL.matcher(calls);
+        while (call.find()) {
+            List<String> args = strings(call.group(2));
+            switch (call.group(1)) {
+                case "where" -> current = ((Dataset<?>) current).where(args.get(0));
+                case "groupBy" ->
+                        current =
+                                ((Dataset<?>) current)
+                                        .groupBy(
+                                                args.get(0),
+                                                args.subList(1, args.size())
+                                                        .toArray(String[]::new));
+                case "count" -> current = ((RelationalGroupedDataset) current).count();
+                case "show" -> {
+                    assertThat(call.end()).as("show() ends " + calls).isEqualTo(calls.length());
+                    return ((Dataset<?>) current).collectAsList();
+                }
+                default -> fail("README Spark example: no translation for ." + call.group(1));
+            }
+        }
+        return fail("README Spark example does not end in show(): " + calls);
+    }
+
+    private static Matcher match(Pattern pattern, String code, int at) {
+        Matcher m = pattern.matcher(code).region(at, code.length());
+        return m.lookingAt() ? m : null;
+    }
+
+    private static List<String> strings(String python) {
+        List<String> strings = new ArrayList<>();
+        Matcher m = STRING.matcher(python);
+        while (m.find()) {
+            strings.add(unescape(m.group(1)));
+        }
+        return strings;
+    }
+
+    private static String unescape(String python) {
+        return python.replace("\\n", "\n");
+    }
+
+    /** The README table's row of a partition directory, {@code dt=…} or {@code hr=…}. */
+    private static int partitionRow(List<Map<String, String>> types, String column) {
+        for (int row = 0; row < types.size(); row++) {
+            if (types.get(row).get("Parquet type").startsWith("directory `" + column + "=")) {
+                return row;
+            }
+        }
+        return fail("no README row for directory " + column + "=");
+    }
+
+    /** The README table's row of a Parquet type, as {@link #parquetType} writes it. */
+    private static int parquetRow(List<Map<String, String>> types, String parquet, String what) {
+        for (int row = 0; row < types.size(); row++) {
+            if (String.join(" ", codes(types.get(row).get("Parquet type"))).equals(parquet)) {
+                return row;
+            }
+        }
+        return fail("no README row for Parquet " + parquet + " (" + what + ")");
+    }
+
+    /** The type a partition row's Spark cell gives before {@code when} (e.g. "when inferred"). */
+    private static String sparkType(Map<String, String> row, String when) {
+        Matcher m = Pattern.compile("`(\\w+)` " + Pattern.quote(when)).matcher(row.get("Spark"));
+        assertThat(m.find()).as("Spark cell %s names a type %s", row.get("Spark"), when).isTrue();
+        return m.group(1);
+    }
+
+    /** The {@code `code`} spans of a table cell. */
+    private static List<String> codes(String cell) {
+        List<String> codes = new ArrayList<>();
+        Matcher m = Pattern.compile("`([^`]+)`").matcher(cell);
+        while (m.find()) {
+            codes.add(m.group(1));
+        }
+        return codes;
+    }
+
+    /**
+     * A column's Parquet type in the README's words ({@code INT64 TIMESTAMP(MICROS,
+     * isAdjustedToUTC=true)}), the same in every data file of the table.
+     */
+    private static String parquetType(Path table, String column) {
+        Set<String> seen = new HashSet<>();
+        footers.forEach(
+                (file, footer) -> {
+                    if (file.startsWith(table)) {
+                        PrimitiveType type = footer.schema().getType(column).asPrimitiveType();
+                        LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
+                        // parquet-java's BINARY is the format's BYTE_ARRAY.
+                        String name =
+                                type.getPrimitiveTypeName() == PrimitiveTypeName.BINARY
+                                        ? "BYTE_ARRAY"
+                                        : type.getPrimitiveTypeName().name();
+                        seen.add(
+                                logical == null
+                                        ? name
+                                        : logical instanceof TimestampLogicalTypeAnnotation t
+                                                ? name
+                                                        + " TIMESTAMP("
+                                                        + t.getUnit()
+                                                        + ", isAdjustedToUTC="
+                                                        + t.isAdjustedToUTC()
+                                                        + ")"
+                                                : name + " " + logical);
+                    }
+                });
+        assertThat(seen).as(table + " column " + column + " in its files").hasSize(1);
+        return seen.iterator().next();
+    }
+
+    private static Footer footer(Path file) throws IOException {
+        try (ParquetFileReader reader =
+                ParquetFileReader.open(new LocalInputFile(file), FOOTER_OPTIONS)) {
+            return new Footer(
+                    reader.getFooter().getFileMetaData().getSchema(), reader.getRecordCount());
+        }
+    }
+
+    /** The table directories under {@code DIR/kind}. */
+    private static List<Path> tables(String kind) throws IOException {
+        try (Stream<Path> tables = Files.list(dir.resolve(kind))) {
+            return tables.filter(Files::isDirectory).sorted().toList();
+        }
+    }
+
+    /** {@code sluice ddl --dialect spark} of a warehouse table, as the README runs it. */
+    private static List<String> ddl(Path table) {
+        return List.of(
+                "ddl",
+                "--config",
+                dir.resolve("sluice.yaml").toString(),
+                "--dialect",
+                "spark",
+                table.getFileName().toString());
+    }
+
+    private static List<Path> concat(List<Path> a, List<Path> b) {
+        return Stream.concat(a.stream(), b.stream()).toList();
+    }
+
+    private static String sluice(String... args) {
+        return sluice(List.of(args));
+    }
+
+    /**
+     * {@code ./sluice ARGS} from the repository root, as the README runs it; its standard output.
+     * Fails on a non-zero exit, with the tail of what it printed. A command asked for again (the
+     * README's ddl of a table the ddl test also runs) is run once.
+     */
+    private static String sluice(List<String> args) {
+        return start(args).output();
+    }
+
+    /** Starts {@code ./sluice ARGS} without waiting, unless the same command started before. */
+    private static Run start(List<String> args) {
+        return runs.computeIfAbsent(List.copyOf(args), Run::start);
+    }
+
+    /** One {@code ./sluice} process, its standard output and error in files. */
+    private record Run(List<String> args, Process process, Path out, Path err) {
+
+        static Run start(List<String> args) {
+            try {
+                Path out = Files.createTempFile(tmp, "sluice", ".out");
+                Path err = Files.createTempFile(tmp, "sluice", ".err");
+                List<String> command = new ArrayList<>(List.of("bash", "./sluice"));
+                command.addAll(args);
+                ProcessBuilder builder =
+                        new ProcessBuilder(command)
+                                .directory(HOME.toFile())
+                                .redirectOutput(out.toFile())
+                                .redirectError(err.toFile());
+                builder.environment().put("SLUICE_JAVA_OPTS", "-Xmx1g");
+                return new Run(args, builder.start(), out, err);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        String output() {
+            try {
+                if (!process.waitFor(5, TimeUnit.MINUTES)) {
+                    process.destroyForcibly().waitFor();
+                    fail("./sluice %s still running after 5 minutes", args);
+                }
+                String output = Files.readString(out, StandardCharsets.UTF_8);
+                assertThat(process.exitValue())
+                        .as(
+                                "./sluice %s exit code; its output ends:%n%s%nand its errors:%n%s",
+                                args,
+                                tail(output),
+                                tail(Files.readString(err, StandardCharsets.UTF_8)))
+                        .isZero();
+                return output;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static String tail(String output) {
+        return output.substring(Math.max(0, output.length() - 4_000));
+    }
+}
