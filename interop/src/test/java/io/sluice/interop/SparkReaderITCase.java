@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -62,6 +63,8 @@ class SparkReaderITCase {
     /** The demo's data directory, the README's {@code DIR}. */
     private static Path dir;
 
+    private static CompletableFuture<SparkSession> session;
+
     private static SparkSession spark;
 
     /** Each data file's Parquet schema and row count, from its footer. */
@@ -76,7 +79,7 @@ class SparkReaderITCase {
     private static final Map<List<String>, Run> runs = new ConcurrentHashMap<>();
 
     @BeforeAll
-    static void demoThenSpark() throws Exception {
+    static void demoAndSpark() throws Exception {
         // The launcher builds the app itself when these are missing; in a test that would be a
         // nested Maven build, so they must come from the reactor's package phase.
         for (String built : List.of("sluice.jar", "lib", "plugins")) {
@@ -84,9 +87,24 @@ class SparkReaderITCase {
                     .as("the app module's package output")
                     .exists();
         }
+        // Spark starts while the demo runs: both take seconds, much of the demo's spent waiting.
+        session =
+                CompletableFuture.supplyAsync(
+                        () ->
+                                SparkSession.builder()
+                                        .master("local[2]")
+                                        .appName("sluice-interop")
+                                        .config("spark.ui.enabled", "false")
+                                        .config("spark.sql.shuffle.partitions", "2")
+                                        .config("spark.driver.host", "127.0.0.1")
+                                        .config("spark.driver.bindAddress", "127.0.0.1")
+                                        .config(
+                                                "spark.sql.warehouse.dir",
+                                                tmp.resolve("spark-warehouse").toString())
+                                        .getOrCreate());
         dir = tmp.resolve("data");
         sluice("demo", "--events", "500", "--seed", "7", "--data-dir", dir.toString());
-        // The ddl test's scripts, printed while the footers are read and Spark starts.
+        // The ddl test's scripts, printed while the footers are read.
         for (Path table : tables("warehouse")) {
             start(ddl(table));
         }
@@ -98,25 +116,14 @@ class SparkReaderITCase {
                 }
             }
         }
-        spark =
-                SparkSession.builder()
-                        .master("local[2]")
-                        .appName("sluice-interop")
-                        .config("spark.ui.enabled", "false")
-                        .config("spark.sql.shuffle.partitions", "2")
-                        .config("spark.driver.host", "127.0.0.1")
-                        .config("spark.driver.bindAddress", "127.0.0.1")
-                        .config(
-                                "spark.sql.warehouse.dir",
-                                tmp.resolve("spark-warehouse").toString())
-                        .getOrCreate();
+        spark = session.join();
     }
 
     @AfterAll
     static void stop() {
         runs.values().forEach(run -> run.process().destroyForcibly());
-        if (spark != null) {
-            spark.stop();
+        if (session != null) {
+            session.join().stop();
         }
     }
 
