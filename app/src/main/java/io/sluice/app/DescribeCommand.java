@@ -93,7 +93,6 @@ final class DescribeCommand implements Callable<Integer> {
     static Map<String, Object> describe(
             SluiceConfig cfg, List<TableConfig> tables, List<FeatureViewConfig> views)
             throws IOException {
-        boolean local = "file".equals(cfg.rootUri().getScheme());
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("storage_root", cfg.rootUri().toString());
         List<Object> tableList = new ArrayList<>();
@@ -111,9 +110,7 @@ final class DescribeCommand implements Callable<Integer> {
             Map<String, String> columns = new LinkedHashMap<>();
             t.schema().getFields().forEach(f -> columns.put(f.name(), typeName(f.schema())));
             table.put("columns", columns);
-            if (local) {
-                table.put("hours", hours(TableHours.scan(cfg, t)));
-            }
+            table.put("hours", hours(TableHours.scan(cfg, t)));
             tableList.add(table);
         }
         root.put("tables", tableList);

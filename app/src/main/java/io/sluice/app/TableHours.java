@@ -3,11 +3,11 @@ package io.sluice.app;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.lake.HourManifest;
+import io.sluice.lake.LakeFiles;
 import io.sluice.lake.LandingScan;
 import io.sluice.lake.WarehouseHours;
 import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -33,10 +33,10 @@ record TableHours(
         return compactedRows >= 0;
     }
 
-    /** Every hour of {@code table} under the config's local storage root, oldest first. */
+    /** Every hour of {@code table} under the config's storage root, oldest first. */
     static List<TableHours> scan(SluiceConfig config, TableConfig table) throws IOException {
         Map<String, TableHours> hours = new TreeMap<>();
-        Path raw = Path.of(config.tablePath("raw", table.name()));
+        java.net.URI raw = config.tablePath("raw", table.name());
         for (LandingScan.Hour h :
                 LandingScan.scan(
                         new org.apache.flink.core.fs.Path(config.tablePath("raw", table.name())))) {
@@ -44,7 +44,7 @@ record TableHours(
             for (HourManifest.DataFile f :
                     HourManifest.committedFiles(
                             new org.apache.flink.core.fs.Path(
-                                    raw.resolve(h.partition()).toUri()))) {
+                                    LakeFiles.resolve(raw, h.partition())))) {
                 rows += f.rows();
             }
             hours.put(
@@ -56,11 +56,11 @@ record TableHours(
                             -1,
                             false));
         }
-        WarehouseHours warehouse = new WarehouseHours(table, Path.of(config.rootUri()));
+        WarehouseHours warehouse = new WarehouseHours(table, config.rootUri());
         Set<String> pending =
                 new HashSet<>(warehouse.pending(Optional.empty(), Optional.empty(), false));
         for (WarehouseManifest m :
-                WarehouseManifest.readAll(Path.of(config.tablePath("warehouse", table.name())))) {
+                WarehouseManifest.readAll(config.tablePath("warehouse", table.name()))) {
             TableHours landed = hours.get(m.partition());
             hours.put(
                     m.partition(),
