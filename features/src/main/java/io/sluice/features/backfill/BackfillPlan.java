@@ -83,7 +83,7 @@ public record BackfillPlan(
         for (TableConfig table : tables.values()) {
             for (String hour : hours) {
                 URI landing = warehouse(table, root).landingHour(hour);
-                if (!LakeFiles.list(landing).isEmpty()
+                if (LakeFiles.exists(landing)
                         && !LakeFiles.exists(LakeFiles.resolve(landing, HourManifest.NAME))) {
                     incomplete.add(table.name() + " " + hour);
                 }
@@ -165,7 +165,7 @@ public record BackfillPlan(
             if (manifest.isPresent()) {
                 manifest.get().files().forEach(f -> files.add(LakeFiles.resolve(dir, f.name())));
                 rows += manifest.get().rows();
-            } else if (!LakeFiles.list(dir).isEmpty()) {
+            } else if (LakeFiles.exists(dir)) {
                 problems.add(
                         "warehouse hour without a _SUCCESS manifest: " + table.name() + " " + hour);
             }
