@@ -271,22 +271,12 @@ public final class HourCompactor {
         Publish.removeExpired(staging, name -> name.endsWith(Publish.TRASH_SUFFIX));
         Path stagingHour = Publish.stage(staging, stem);
         try {
-            AtomicInteger written = new AtomicInteger();
-            List<Callable<WarehouseManifest.BucketFile>> writes = new ArrayList<>();
-            for (int b = 0; b < buckets.size(); b++) {
-                int bucket = b;
-                if (!buckets.get(b).isEmpty()) {
-                    writes.add(
-                            () -> {
-                                WarehouseManifest.BucketFile f =
-                                        writeBucket(stagingHour, bucket, buckets.get(bucket));
-                                afterBucket.accept(written.incrementAndGet());
-                                return f;
-                            });
-                }
-            }
             WarehouseManifest manifest =
-                    manifest(partition, sourceDigest, sourceRows, runAll(pool, writes));
+                    manifest(
+                            partition,
+                            sourceDigest,
+                            sourceRows,
+                            writeBuckets(stagingHour, buckets, pool, f -> {}));
             Files.write(stagingHour.resolve(WarehouseManifest.NAME), manifest.toJson());
             // The displaced set stays in the staging area for a grace period, for inspection.
             // Readers that opened its files keep reading them; a reader that only listed the old
@@ -317,24 +307,16 @@ public final class HourCompactor {
         URI hour = warehouseHour(partition);
         Path local = Files.createTempDirectory("sluice-compact-");
         try {
-            AtomicInteger written = new AtomicInteger();
-            List<Callable<WarehouseManifest.BucketFile>> writes = new ArrayList<>();
-            for (int b = 0; b < buckets.size(); b++) {
-                int bucket = b;
-                if (!buckets.get(b).isEmpty()) {
-                    writes.add(
-                            () -> {
-                                WarehouseManifest.BucketFile f =
-                                        writeBucket(local, bucket, buckets.get(bucket));
+            List<WarehouseManifest.BucketFile> files =
+                    writeBuckets(
+                            local,
+                            buckets,
+                            pool,
+                            f -> {
                                 upload(local.resolve(f.name()), LakeFiles.resolve(hour, f.name()));
                                 Files.delete(local.resolve(f.name()));
-                                afterBucket.accept(written.incrementAndGet());
-                                return f;
                             });
-                }
-            }
-            WarehouseManifest manifest =
-                    manifest(partition, sourceDigest, sourceRows, runAll(pool, writes));
+            WarehouseManifest manifest = manifest(partition, sourceDigest, sourceRows, files);
             Set<String> names = new HashSet<>();
             manifest.files().forEach(f -> names.add(f.name()));
             ManifestPublish.publish(
@@ -348,6 +330,36 @@ public final class HourCompactor {
         } finally {
             FileUtils.deleteDirectoryQuietly(local.toFile());
         }
+    }
+
+    /** What is done with a bucket file once it is written, before the next step counts it. */
+    private interface BucketWritten {
+        void accept(WarehouseManifest.BucketFile file) throws IOException;
+    }
+
+    /**
+     * Writes the file of every non-empty bucket into {@code dir} (on {@code pool}), hands each to
+     * {@code then}, and returns them in bucket order.
+     */
+    private List<WarehouseManifest.BucketFile> writeBuckets(
+            Path dir, List<List<HourRows.Row>> buckets, ExecutorService pool, BucketWritten then)
+            throws IOException {
+        AtomicInteger written = new AtomicInteger();
+        List<Callable<WarehouseManifest.BucketFile>> writes = new ArrayList<>();
+        for (int b = 0; b < buckets.size(); b++) {
+            int bucket = b;
+            if (!buckets.get(b).isEmpty()) {
+                writes.add(
+                        () -> {
+                            WarehouseManifest.BucketFile f =
+                                    writeBucket(dir, bucket, buckets.get(bucket));
+                            then.accept(f);
+                            afterBucket.accept(written.incrementAndGet());
+                            return f;
+                        });
+            }
+        }
+        return runAll(pool, writes);
     }
 
     /**

@@ -279,14 +279,7 @@ class S3TrainingSetITCase {
      * one of the entity's events, and some of an unknown entity.
      */
     private static Path spine(String name, long seed, int rows) throws IOException {
-        Schema schema =
-                new Schema.Parser()
-                        .parse(
-                                "{\"type\":\"record\",\"name\":\"spine\",\"fields\":["
-                                        + "{\"name\":\"user_id\",\"type\":\"string\"},"
-                                        + "{\"name\":\"event_timestamp\",\"type\":{\"type\":"
-                                        + "\"long\",\"logicalType\":\"timestamp-micros\"}},"
-                                        + "{\"name\":\"label\",\"type\":\"int\"}]}");
+        Schema schema = SpineSchemas.userLabel("timestamp-micros");
         long from = START.minusSeconds(3600).toEpochMilli();
         long span = covered.plusSeconds(3600).toEpochMilli() - from;
         SplittableRandom random = new SplittableRandom(seed);

@@ -191,16 +191,7 @@ class SubMillisecondSpineITCase {
     /** A Parquet spine written through Avro, its time column of {@code logicalType}. */
     private static Path avroSpine(String name, String logicalType, List<Row> rows)
             throws IOException {
-        Schema schema =
-                new Schema.Parser()
-                        .parse(
-                                "{\"type\":\"record\",\"name\":\"spine\",\"fields\":["
-                                        + "{\"name\":\"user_id\",\"type\":\"string\"},"
-                                        + "{\"name\":\"event_timestamp\",\"type\":{\"type\":"
-                                        + "\"long\",\"logicalType\":\""
-                                        + logicalType
-                                        + "\"}},"
-                                        + "{\"name\":\"label\",\"type\":\"int\"}]}");
+        Schema schema = SpineSchemas.userLabel(logicalType);
         long unit = logicalType.endsWith("micros") ? 1_000 : 1;
         Path file = root.resolve(name);
         List<GenericRecord> records = new ArrayList<>();

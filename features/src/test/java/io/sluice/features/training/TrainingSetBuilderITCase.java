@@ -104,14 +104,7 @@ class TrainingSetBuilderITCase {
     /** As {@link #spine(String, long, int)}, its random times up to {@code until}. */
     private static Path spine(String name, long seed, int rows, Instant until) throws IOException {
         long span = until.toEpochMilli() - (START.toEpochMilli() - HOUR);
-        Schema schema =
-                new Schema.Parser()
-                        .parse(
-                                "{\"type\":\"record\",\"name\":\"spine\",\"fields\":["
-                                        + "{\"name\":\"user_id\",\"type\":\"string\"},"
-                                        + "{\"name\":\"event_timestamp\",\"type\":{\"type\":"
-                                        + "\"long\",\"logicalType\":\"timestamp-micros\"}},"
-                                        + "{\"name\":\"label\",\"type\":\"int\"}]}");
+        Schema schema = SpineSchemas.userLabel("timestamp-micros");
         assertThat(schema.getField("event_timestamp").schema().getLogicalType())
                 .isInstanceOf(LogicalTypes.TimestampMicros.class);
         SplittableRandom random = new SplittableRandom(seed);

@@ -170,14 +170,7 @@ class TrainingSetCompletenessITCase {
     }
 
     private static Path spine(String name, List<Row> rows) throws IOException {
-        Schema schema =
-                new Schema.Parser()
-                        .parse(
-                                "{\"type\":\"record\",\"name\":\"spine\",\"fields\":["
-                                        + "{\"name\":\"user_id\",\"type\":\"string\"},"
-                                        + "{\"name\":\"event_timestamp\",\"type\":{\"type\":"
-                                        + "\"long\",\"logicalType\":\"timestamp-micros\"}},"
-                                        + "{\"name\":\"label\",\"type\":\"int\"}]}");
+        Schema schema = SpineSchemas.userLabel("timestamp-micros");
         Path file = root.resolve(name);
         List<GenericRecord> records = new ArrayList<>();
         for (int i = 0; i < rows.size(); i++) {
