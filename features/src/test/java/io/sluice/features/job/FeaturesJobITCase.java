@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.within;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.OnlineConfig;
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.StorageConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.features.testing.StreamingRun;
 import io.sluice.generate.GeneratedRecord;
+import io.sluice.lake.LakeFileSystem;
 import io.sluice.redis.LocalRedis;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestClusters;
@@ -39,6 +41,8 @@ class FeaturesJobITCase {
 
     @RegisterExtension static final TestClusters.Kafka KAFKA = new TestClusters.Kafka();
 
+    @RegisterExtension static final TestClusters.S3 S3 = new TestClusters.S3();
+
     private static LocalRedis redis;
 
     @TempDir Path root;
@@ -58,14 +62,40 @@ class FeaturesJobITCase {
         SluiceConfig config = config(null);
         List<GeneratedRecord> generated = run(config);
         assertThat(OnlineCheck.exact(config, generated)).isGreaterThan(1_000);
-        checkFeatureLog(config, generated);
+        checkFeatureLog(config, generated, view -> Path.of(config.tablePath("features", view)));
+    }
+
+    /**
+     * The same with the lake on S3 (S3Proxy, objects as plain files): the feature log's file sink
+     * writes multipart uploads there, and its files, read from the server's directory, hold the
+     * same rows.
+     */
+    @Test
+    void featureLogOnS3HoldsExactlyTheDefinedValues() throws Exception {
+        StorageConfig lake = S3.newLake();
+        LakeFileSystem.initialize(lake, S3.server().env());
+        SluiceConfig config = TestConfigs.onStorage(config(null), lake);
+        List<GeneratedRecord> generated = run(config);
+        assertThat(OnlineCheck.exact(config, generated)).isGreaterThan(1_000);
+        checkFeatureLog(
+                config,
+                generated,
+                view ->
+                        S3.server()
+                                .objectFile(
+                                        lake.rootUri().getPath().substring(1)
+                                                + "/features/"
+                                                + view));
     }
 
     /**
      * The feature log, read by DuckDB: the newest row of every (entity, tile) counts exactly the
      * tile's accepted events, and sums their values.
      */
-    private static void checkFeatureLog(SluiceConfig config, List<GeneratedRecord> generated) {
+    private static void checkFeatureLog(
+            SluiceConfig config,
+            List<GeneratedRecord> generated,
+            java.util.function.Function<String, Path> logDir) {
         FeatureViewConfig view =
                 config.featureViews().stream()
                         .filter(v -> v.name().equals("user_purchases"))
@@ -94,7 +124,7 @@ class FeaturesJobITCase {
                             "select entity, epoch_ms(tile_start) as t,"
                                     + " arg_max(events, version) as events,"
                                     + " arg_max(spend_24h, version) as spend from read_parquet('"
-                                    + Path.of(config.tablePath("features", view.name()))
+                                    + logDir.apply(view.name())
                                     + "/*/*/*.parquet', hive_partitioning = true)"
                                     + " group by all")) {
                 logged.put(
@@ -106,7 +136,7 @@ class FeaturesJobITCase {
             }
         }
         assertThat(logged.keySet()).isEqualTo(expected.keySet());
-        assertLastOfAnEnumIsText(config);
+        assertLastOfAnEnumIsText(logDir.apply("user_activity"));
         expected.forEach(
                 (k, want) -> {
                     assertThat(logged.get(k)[0]).as("events of %s", k).isEqualTo(want[0]);
@@ -120,8 +150,8 @@ class FeaturesJobITCase {
      * {@code last_device}, the last value of an Avro enum, is a UTF8 string in the feature log, so
      * text comparisons match it in every reader.
      */
-    private static void assertLastOfAnEnumIsText(SluiceConfig config) {
-        String glob = Path.of(config.tablePath("features", "user_activity")) + "/*/*/*.parquet";
+    private static void assertLastOfAnEnumIsText(Path log) {
+        String glob = log + "/*/*/*.parquet";
         try (DuckDb duck = new DuckDb()) {
             assertThat(
                             duck.rows(
