@@ -2,6 +2,7 @@ package io.sluice.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.app.SluiceProcesses.Child;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.DeadLetterSerializer;
@@ -10,14 +11,18 @@ import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
+import io.sluice.lake.HourPartitioner;
+import io.sluice.lake.LakeFileSystem;
 import io.sluice.lake.LandingScan;
+import io.sluice.lake.WarehouseManifest;
+import io.sluice.s3.LocalS3;
+import io.sluice.schemas.Schemas;
 import io.sluice.testing.Await;
 import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.Topics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +33,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +45,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,48 +60,157 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProcessKillITCase {
 
-    @RegisterExtension static final TestClusters.Kafka KAFKA = new TestClusters.Kafka();
+    /** A broker for each test: both use the reference config's topics and groups. */
+    @RegisterExtension static final TestClusters.Kafka KAFKA = TestClusters.Kafka.perTest();
 
     private static final Duration TIMEOUT = Duration.ofSeconds(180);
 
+    @RegisterExtension static final TestClusters.S3 S3 = new TestClusters.S3();
+
+    private static final List<String> BOTH = List.of("ingest", "features");
+
     @TempDir Path dir;
+
+    @RegisterExtension final SluiceProcesses processes = new SluiceProcesses("768m");
 
     private final Map<String, Integer> starts = new HashMap<>();
 
-    /** Every process this test started, killed afterwards even when the test fails. */
-    private final List<Process> processes = new ArrayList<>();
+    /** Environment the jobs get on top of this JVM's (the S3 server's keys). */
+    private Map<String, String> env = Map.of();
 
-    @AfterEach
-    void killWhatIsLeft() {
-        processes.forEach(Process::destroyForcibly);
-    }
+    /** Where the jobs' checkpoints are, seen as local files. */
+    private Path checkpointRoot;
 
     @Test
     void killedJobsResumeFromTheirCheckpointsAndLoseOrDuplicateNothing() throws Exception {
         ReferenceConfig.writeInto(dir, KAFKA.bootstrap());
-        Path yaml = dir.resolve("sluice.yaml");
-        // Checkpoints every second, and every table's hours due 15 minutes after their end, so
-        // that the ticks below complete every hour before the current one.
+        checkpointRoot = dir.resolve("_flink");
+        Path yaml = fasten(dir.resolve("sluice.yaml"));
+        SluiceConfig config = SluiceConfig.load(yaml);
+        List<GeneratedRecord> generated = Expected.stream(config, 12_000, 17);
+        // Both jobs run side by side, as deployed; each is killed at its own moment.
+        produceWhile(
+                config,
+                generated,
+                () -> {
+                    killDuringStartUp(yaml);
+                    killMidCheckpoint(yaml, BOTH);
+                    killRightAfterACheckpoint(yaml, BOTH);
+                });
+        List<GeneratedRecord> all =
+                catchUp(
+                        config,
+                        yaml,
+                        generated,
+                        BOTH,
+                        t -> Path.of(config.tablePath("raw", t)),
+                        () ->
+                                Await.until(
+                                        "the features job consumed every record",
+                                        TIMEOUT,
+                                        () -> consumedAll(config)));
+        assertThat(runDirs("ingest"))
+                .as("runs' checkpoint directories: the restored run's and the last one's")
+                .hasSizeLessThanOrEqualTo(2);
+        assertThat(Main.run("compact", "--config", yaml.toString(), "--strict")).isZero();
+        assertThat(OnlineCheck.exact(config, all)).isGreaterThan(1_000);
+    }
+
+    /**
+     * The ingest job with the lake and its checkpoints on S3 (S3Proxy in this JVM, its objects
+     * plain files). Its part files are multipart uploads, committed when a checkpoint completes. It
+     * is killed twice: while uploads are in flight between two checkpoints, and right after a
+     * checkpoint (while that checkpoint's uploads are being completed). After a last restart every
+     * valid id is in the landing zone on S3 exactly once, every complete hour has its manifest, and
+     * {@code sluice compact --strict} compacts them all on S3.
+     */
+    @Test
+    void ingestOnS3KilledWithUploadsInFlightLosesOrDuplicatesNothing() throws Exception {
+        LocalS3 server = S3.server();
+        env = server.env();
+        Map<String, String> all = new HashMap<>(System.getenv());
+        all.putAll(env);
+        ReferenceConfig.writeInto(dir, KAFKA.bootstrap(), server, all);
+        Path yaml = fasten(dir.resolve("sluice.yaml"));
+        SluiceConfig config =
+                SluiceConfig.load(yaml, name -> Schemas.current(name).orElse(null), all);
+        LakeFileSystem.initialize(config.storage(), all);
+        checkpointRoot = server.objectFile(Demo.PREFIX + "/_flink");
+        List<GeneratedRecord> generated = Expected.stream(config, 9_000, 29);
+        List<String> ingest = List.of("ingest");
+        produceWhile(
+                config,
+                generated,
+                () -> {
+                    killWithUploadsInFlight(yaml, server);
+                    killRightAfterACheckpoint(yaml, ingest);
+                });
+        catchUp(
+                config,
+                yaml,
+                generated,
+                ingest,
+                t -> server.objectFile(Demo.PREFIX + "/raw/" + t),
+                () -> {});
+        Child compact =
+                processes.start(
+                        dir.resolve("compact.log"),
+                        env,
+                        "compact",
+                        "--config",
+                        yaml.toString(),
+                        "--strict");
+        assertThat(compact.awaitExit(5)).as(compact.output()).isZero();
+        long openHour = java.time.Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli();
+        for (TableConfig t : config.tables()) {
+            Map<String, Long> landed = new TreeMap<>();
+            for (Landing.Row r :
+                    Landing.rows(server.objectFile(Demo.PREFIX + "/raw/" + t.name()))) {
+                if (HourPartitioner.parse(r.partition()) < openHour) {
+                    landed.merge(r.partition(), 1L, Long::sum);
+                }
+            }
+            Map<String, Long> compacted = new TreeMap<>();
+            for (WarehouseManifest hour :
+                    WarehouseManifest.readAll(config.tablePath("warehouse", t.name()))) {
+                compacted.put(hour.partition(), hour.rows());
+            }
+            assertThat(compacted)
+                    .as(t.name() + ": each complete hour's rows, compacted on S3")
+                    .isEqualTo(landed);
+        }
+    }
+
+    /**
+     * Checkpoints every second, and every table's hours due 15 minutes after their end, so that the
+     * ticks {@link #catchUp} sends complete every hour before the current one.
+     */
+    private static Path fasten(Path yaml) throws IOException {
         Files.writeString(
                 yaml,
                 Files.readString(yaml)
                         .replace("interval: 10s", "interval: 1s")
                         .replace("allowed_lateness: 1h", "allowed_lateness: 15m"));
-        SluiceConfig config = SluiceConfig.load(yaml);
+        return yaml;
+    }
+
+    /**
+     * Creates the tables' topics (two partitions each) and sends {@code records} at 250 a second
+     * while {@code kills} runs, then waits until all are sent.
+     */
+    private static void produceWhile(SluiceConfig config, List<GeneratedRecord> records, Step kills)
+            throws Exception {
         for (TableConfig t : config.tables()) {
             KAFKA.broker().createTopics(2, t.topic(), DeadLetterSerializer.topicFor(t.topic()));
         }
-        List<GeneratedRecord> generated = Expected.stream(config, 12_000, 17);
-
         ScheduledExecutorService producer = Executors.newSingleThreadScheduledExecutor();
         AtomicInteger sent = new AtomicInteger();
         try (KafkaProducer<byte[], byte[]> kafka = Topics.producer(KAFKA.bootstrap())) {
-            // 250 records a second, for about 50 s: the jobs are killed while records keep coming.
             producer.scheduleAtFixedRate(
                     () -> {
                         int from = sent.get();
-                        int to = Math.min(generated.size(), from + 5);
-                        for (GeneratedRecord r : generated.subList(from, to)) {
+                        int to = Math.min(records.size(), from + 5);
+                        for (GeneratedRecord r : records.subList(from, to)) {
                             kafka.send(new ProducerRecord<>(r.topic(), r.key(), r.value()));
                         }
                         kafka.flush();
@@ -105,19 +219,33 @@ class ProcessKillITCase {
                     0,
                     20,
                     TimeUnit.MILLISECONDS);
-
-            // Both jobs run side by side, as deployed; each is killed at its own moment.
-            killDuringStartUp(yaml);
-            killMidCheckpoint(yaml);
-            killRightAfterACheckpoint(yaml);
+            kills.run();
             Await.until(
-                    "the producer sent everything", TIMEOUT, () -> sent.get() == generated.size());
+                    "the producer sent everything", TIMEOUT, () -> sent.get() == records.size());
         } finally {
             producer.shutdownNow();
         }
-        // Events 20 minutes into the current hour, on every partition, move each source's
-        // watermark past the last generated hour's end plus its allowed lateness; a second round,
-        // sent once the first has landed, makes a commit whose barrier has that watermark.
+    }
+
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    /**
+     * Starts {@code jobs} one last time and lets them catch up: events 20 minutes into the current
+     * hour, on every partition, move each source's watermark past the last generated hour's end
+     * plus its allowed lateness; a second round, sent once the first has landed, makes a commit
+     * whose barrier has that watermark. Asserts that every valid id landed exactly once and every
+     * complete hour has its manifest, then kills the jobs; returns every record sent.
+     */
+    private List<GeneratedRecord> catchUp(
+            SluiceConfig config,
+            Path yaml,
+            List<GeneratedRecord> generated,
+            List<String> jobs,
+            java.util.function.Function<String, Path> rawDir,
+            Step beforeTheKill)
+            throws Exception {
         long tickHour = java.time.Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli();
         List<GeneratedRecord> ticks = ticks(config, tickHour + 20 * 60_000L, 98);
         List<GeneratedRecord> moreTicks = ticks(config, tickHour + 22 * 60_000L, 99);
@@ -126,12 +254,13 @@ class ProcessKillITCase {
         all.addAll(ticks);
         all.addAll(moreTicks);
 
-        // One last restart of each, and they catch up.
-        Child ingest = start("ingest", yaml);
-        Child features = start("features", yaml);
+        List<SluiceProcesses.Child> last = new ArrayList<>();
+        for (String job : jobs) {
+            last.add(start(job, yaml));
+        }
         long lastStart = System.currentTimeMillis();
         for (TableConfig t : config.tables()) {
-            Path raw = Path.of(config.tablePath("raw", t.name()));
+            Path raw = rawDir.apply(t.name());
             Set<String> first = validIds(ticks, t.name());
             Await.until(
                     t.name() + ": the first ticks landed",
@@ -140,7 +269,7 @@ class ProcessKillITCase {
         }
         send(moreTicks);
         for (TableConfig t : config.tables()) {
-            Path raw = Path.of(config.tablePath("raw", t.name()));
+            Path raw = rawDir.apply(t.name());
             Set<String> valid = validIds(all, t.name());
             Await.until(
                     t.name() + ": every valid id landed",
@@ -159,17 +288,12 @@ class ProcessKillITCase {
                         .allMatch(f -> f.getModificationTime() >= lastStart - 1_000);
             }
         }
-        Await.until("the features job consumed every record", TIMEOUT, () -> consumedAll(config));
-        assertThat(ingest.output()).contains("starting from the retained checkpoint");
-        assertThat(features.output()).contains("starting from the retained checkpoint");
-        ingest.kill();
-        features.kill();
-
-        assertThat(runDirs("ingest"))
-                .as("runs' checkpoint directories: the restored run's and the last one's")
-                .hasSizeLessThanOrEqualTo(2);
-        assertThat(Main.run("compact", "--config", yaml.toString(), "--strict")).isZero();
-        assertThat(OnlineCheck.exact(config, all)).isGreaterThan(1_000);
+        beforeTheKill.run();
+        for (SluiceProcesses.Child child : last) {
+            assertThat(child.output()).contains("starting from the retained checkpoint");
+            child.kill();
+        }
+        return all;
     }
 
     /** Sends each record to both partitions of its topic: the copies are duplicates of one id. */
@@ -239,11 +363,9 @@ class ProcessKillITCase {
         }
     }
 
-    private static final List<String> JOBS = List.of("ingest", "features");
-
     private void killDuringStartUp(Path yaml) throws Exception {
-        Map<String, Child> children = startAll(yaml);
-        for (String job : JOBS) {
+        Map<String, Child> children = startAll(yaml, BOTH);
+        for (String job : BOTH) {
             Child child = children.get(job);
             Await.until(
                     job + " starting",
@@ -253,10 +375,10 @@ class ProcessKillITCase {
         }
     }
 
-    private void killMidCheckpoint(Path yaml) throws Exception {
-        Map<String, Set<Path>> before = completedOfAll();
-        Map<String, Child> children = startAll(yaml);
-        for (String job : JOBS) {
+    private void killMidCheckpoint(Path yaml, List<String> jobs) throws Exception {
+        Map<String, Set<Path>> before = completedOf(jobs);
+        Map<String, Child> children = startAll(yaml, jobs);
+        for (String job : jobs) {
             Await.until(
                     job + " completes a checkpoint", TIMEOUT, () -> newer(job, before.get(job)));
             Set<Path> done = completed(job);
@@ -265,10 +387,10 @@ class ProcessKillITCase {
         }
     }
 
-    private void killRightAfterACheckpoint(Path yaml) throws Exception {
-        Map<String, Set<Path>> before = completedOfAll();
-        Map<String, Child> children = startAll(yaml);
-        for (String job : JOBS) {
+    private void killRightAfterACheckpoint(Path yaml, List<String> jobs) throws Exception {
+        Map<String, Set<Path>> before = completedOf(jobs);
+        Map<String, Child> children = startAll(yaml, jobs);
+        for (String job : jobs) {
             Await.until(
                     job + " completes a checkpoint", TIMEOUT, () -> newer(job, before.get(job)));
             children.get(job).kill();
@@ -278,57 +400,55 @@ class ProcessKillITCase {
         }
     }
 
-    private Map<String, Child> startAll(Path yaml) throws IOException {
+    /**
+     * Kills the ingest job once it has completed a checkpoint and has multipart uploads open that
+     * the next checkpoint has not reached; they are still open on the server after the kill.
+     */
+    private void killWithUploadsInFlight(Path yaml, LocalS3 server) throws Exception {
+        Map<String, Set<Path>> before = completedOf(List.of("ingest"));
+        Child ingest = start("ingest", yaml);
+        Await.until(
+                "ingest completes a checkpoint",
+                TIMEOUT,
+                () -> newer("ingest", before.get("ingest")));
+        Set<Path> done = completed("ingest");
+        Await.until(
+                "multipart uploads open and no checkpoint in progress",
+                TIMEOUT,
+                () -> !uploadsInFlight(server).isEmpty() && !inProgress("ingest", done));
+        ingest.kill();
+        assertThat(uploadsInFlight(server))
+                .as("multipart uploads the killed job left open")
+                .isNotEmpty();
+    }
+
+    /** The multipart uploads open on the server: S3Proxy keeps one hidden file for each. */
+    private static List<Path> uploadsInFlight(LocalS3 server) {
+        try (Stream<Path> files = Files.walk(server.bucketDir())) {
+            return files.filter(f -> f.getFileName().toString().startsWith(".mpus-")).toList();
+        } catch (IOException | UncheckedIOException raced) {
+            return List.of(); // a file completed while listed: look again next poll
+        }
+    }
+
+    private Map<String, Child> startAll(Path yaml, List<String> jobs) throws IOException {
         Map<String, Child> children = new HashMap<>();
-        for (String job : JOBS) {
+        for (String job : jobs) {
             children.put(job, start(job, yaml));
         }
         return children;
     }
 
-    private Map<String, Set<Path>> completedOfAll() {
+    private Map<String, Set<Path>> completedOf(List<String> jobs) {
         Map<String, Set<Path>> done = new HashMap<>();
-        JOBS.forEach(job -> done.put(job, completed(job)));
+        jobs.forEach(job -> done.put(job, completed(job)));
         return done;
     }
 
-    private Child start(String job, Path yaml, String... more) throws IOException {
+    private Child start(String job, Path yaml) throws IOException {
         int n = starts.merge(job, 1, Integer::sum);
-        Path log = dir.resolve(job + "-" + n + ".log");
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx768m");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(Main.class.getName());
-        command.add(job);
-        command.add("--config");
-        command.add(yaml.toString());
-        command.addAll(List.of(more));
-        Process p =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
-        processes.add(p);
-        return new Child(p, log);
-    }
-
-    private record Child(Process process, Path log) {
-        String output() {
-            try {
-                return Files.readString(log, StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        /** SIGKILL: no shutdown hook, no final checkpoint, no flush. */
-        void kill() throws InterruptedException {
-            assertThat(process.isAlive()).as("still running when killed: " + output()).isTrue();
-            process.destroyForcibly();
-            process.waitFor();
-        }
+        return processes.start(
+                dir.resolve(job + "-" + n + ".log"), env, job, "--config", yaml.toString());
     }
 
     private List<String> landedIds(Path raw) {
@@ -346,7 +466,7 @@ class ProcessKillITCase {
     }
 
     private Path checkpoints(String job) {
-        return dir.resolve("_flink").resolve(job);
+        return checkpointRoot.resolve(job);
     }
 
     private List<Path> runDirs(String job) throws IOException {

@@ -20,15 +20,12 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,12 +43,7 @@ class S3CompactKillITCase {
 
     @TempDir Path dir;
 
-    private final List<Process> processes = new ArrayList<>();
-
-    @AfterEach
-    void killWhatIsLeft() {
-        processes.forEach(Process::destroyForcibly);
-    }
+    @RegisterExtension final SluiceProcesses processes = new SluiceProcesses("1g");
 
     @Test
     void killedBeforeTheManifestThenRunAgainPublishesTheWholeHour() throws Exception {
@@ -91,14 +83,12 @@ class S3CompactKillITCase {
         Map<String, String> expected = files(local.resolve("warehouse/purchases").resolve(hour));
 
         Path onDisk = server.objectFile(Demo.PREFIX + "/warehouse/purchases/" + hour);
-        Process first = start(config, env, "compact-1.log");
+        SluiceProcesses.Child first = compact(server, "compact-1.log");
         Await.until(
                 "a bucket file uploaded",
                 Duration.ofMinutes(2),
                 () -> !parquetObjects(onDisk).isEmpty() || !first.isAlive());
-        assertThat(first.isAlive()).as("still compacting: " + log("compact-1.log")).isTrue();
-        first.destroyForcibly();
-        first.waitFor();
+        first.kill();
         assertThat(onDisk.resolve(WarehouseManifest.NAME))
                 .as("killed before the manifest")
                 .doesNotExist();
@@ -116,9 +106,8 @@ class S3CompactKillITCase {
                 .isBetween(1, expected.size() - 2);
         assertThat(expected).as("each uploaded object is whole").containsAllEntriesOf(uploaded);
 
-        Process again = start(config, env, "compact-2.log");
-        assertThat(again.waitFor(3, TimeUnit.MINUTES)).isTrue();
-        assertThat(again.exitValue()).as(log("compact-2.log")).isZero();
+        SluiceProcesses.Child again = compact(server, "compact-2.log");
+        assertThat(again.awaitExit(3)).as(again.output()).isZero();
         assertThat(files(onDisk)).isEqualTo(expected);
         assertThat(
                         WarehouseManifest.read(
@@ -129,37 +118,13 @@ class S3CompactKillITCase {
                 .isEqualTo(landed.get(hour));
     }
 
-    private Process start(SluiceConfig config, Map<String, String> env, String log)
-            throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx1g");
-        command.add(
-                "-D"
-                        + LakeFileSystem.PLUGINS_DIR_PROPERTY
-                        + "="
-                        + System.getProperty(LakeFileSystem.PLUGINS_DIR_PROPERTY));
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(Main.class.getName());
-        command.addAll(
-                List.of("compact", "--config", dir.resolve("s3-run/sluice.yaml").toString()));
-        ProcessBuilder builder =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(dir.resolve(log).toFile());
-        builder.environment().putAll(env);
-        Process p = builder.start();
-        processes.add(p);
-        return p;
-    }
-
-    private String log(String name) {
-        try {
-            return Files.readString(dir.resolve(name));
-        } catch (IOException e) {
-            return e.toString();
-        }
+    private SluiceProcesses.Child compact(LocalS3 server, String log) throws IOException {
+        return processes.start(
+                dir.resolve(log),
+                server.env(),
+                "compact",
+                "--config",
+                dir.resolve("s3-run/sluice.yaml").toString());
     }
 
     private static List<Path> parquetObjects(Path hourDir) {

@@ -18,7 +18,9 @@ public final class Landing {
 
     private Landing() {}
 
-    /** Every row of every committed file (in-progress and hidden files are skipped). */
+    /**
+     * Every row of every committed {@code .avro} file (in-progress and hidden files are skipped).
+     */
     public static List<Row> rows(Path tableDir) {
         List<Row> rows = new ArrayList<>();
         if (!Files.isDirectory(tableDir)) {
@@ -27,7 +29,8 @@ public final class Landing {
         try (Stream<Path> files = Files.walk(tableDir)) {
             for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
                 String name = file.getFileName().toString();
-                if (name.startsWith(".") || name.startsWith("_")) {
+                // S3Proxy's files for objects still being written end in "-<uuid>", not ".avro".
+                if (name.startsWith(".") || name.startsWith("_") || !name.endsWith(".avro")) {
                     continue;
                 }
                 String partition = tableDir.relativize(file.getParent()).toString();

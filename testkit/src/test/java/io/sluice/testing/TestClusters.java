@@ -11,7 +11,9 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
@@ -31,19 +33,56 @@ public final class TestClusters {
                         .build());
     }
 
-    /** A real KRaft broker in this JVM for the test class; register it as a static extension. */
-    public static final class Kafka implements BeforeAllCallback, AfterAllCallback {
+    /**
+     * A real KRaft broker in this JVM for the test class, or a fresh one for each test ({@link
+     * #perTest()}: for tests that use the same topics and groups); register it as a static
+     * extension.
+     */
+    public static final class Kafka
+            implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
 
+        private final boolean perTest;
         private EmbeddedKafka broker;
+
+        public Kafka() {
+            this(false);
+        }
+
+        private Kafka(boolean perTest) {
+            this.perTest = perTest;
+        }
+
+        /** A broker started before each test and stopped after it. */
+        public static Kafka perTest() {
+            return new Kafka(true);
+        }
 
         @Override
         public void beforeAll(ExtensionContext context) {
-            broker = EmbeddedKafka.start();
+            if (!perTest) {
+                broker = EmbeddedKafka.start();
+            }
+        }
+
+        @Override
+        public void beforeEach(ExtensionContext context) {
+            if (perTest) {
+                broker = EmbeddedKafka.start();
+            }
+        }
+
+        @Override
+        public void afterEach(ExtensionContext context) {
+            if (perTest) {
+                broker.close();
+            }
         }
 
         @Override
         public void afterAll(ExtensionContext context) {
-            broker.close();
+            if (!perTest) {
+                broker.close();
+            }
         }
 
         public EmbeddedKafka broker() {

@@ -1,0 +1,100 @@
+package io.sluice.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.lake.LakeFileSystem;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Sluice commands run as child JVMs, the way a user or a container runs them ({@code java -cp …
+ * io.sluice.app.Main <command>}), each with its output in a log file, so that a test can kill one
+ * with SIGKILL. Every process still running after a test is killed.
+ */
+final class SluiceProcesses implements AfterEachCallback {
+
+    private final String heap;
+    private final List<Process> started = new ArrayList<>();
+
+    /**
+     * @param heap the children's {@code -Xmx}, for example {@code 768m}
+     */
+    SluiceProcesses(String heap) {
+        this.heap = heap;
+    }
+
+    /** Starts {@code sluice args…} with this JVM's environment. */
+    Child start(Path log, String... args) throws IOException {
+        return start(log, Map.of(), args);
+    }
+
+    /** Starts {@code sluice args…} with {@code env} added to this JVM's environment. */
+    Child start(Path log, Map<String, String> env, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx" + heap);
+        String plugins = System.getProperty(LakeFileSystem.PLUGINS_DIR_PROPERTY);
+        if (plugins != null) {
+            command.add("-D" + LakeFileSystem.PLUGINS_DIR_PROPERTY + "=" + plugins);
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(Main.class.getName());
+        command.addAll(List.of(args));
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        started.add(process);
+        return new Child(process, log);
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws InterruptedException {
+        for (Process p : started) {
+            p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+        started.clear();
+    }
+
+    /** One started command and the file its output goes to. */
+    record Child(Process process, Path log) {
+
+        String output() {
+            try {
+                return Files.readString(log, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        boolean isAlive() {
+            return process.isAlive();
+        }
+
+        /** SIGKILL: no shutdown hook, no final checkpoint, no flush. */
+        void kill() throws InterruptedException {
+            assertThat(process.isAlive()).as("still running when killed: " + output()).isTrue();
+            process.destroyForcibly();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("killed").isTrue();
+            assertThat(process.exitValue()).as("ended by SIGKILL").isEqualTo(137);
+        }
+
+        /** Waits for the command to end by itself and returns its exit status. */
+        int awaitExit(long minutes) throws InterruptedException {
+            if (!process.waitFor(minutes, TimeUnit.MINUTES)) {
+                throw new AssertionError("still running after " + minutes + " min: " + output());
+            }
+            return process.exitValue();
+        }
+    }
+}
