@@ -19,6 +19,7 @@ import io.sluice.generate.GeneratorStats;
 import io.sluice.ingest.IngestJob;
 import io.sluice.kafka.EmbeddedKafka;
 import io.sluice.lake.LakeFileSystem;
+import io.sluice.lake.LandingScan;
 import io.sluice.lake.WarehouseManifest;
 import io.sluice.s3.LocalS3;
 import java.io.IOException;
@@ -40,7 +41,6 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.FileUtils;
@@ -217,7 +217,6 @@ final class Demo {
                 Jobs.local(parallelism, CHECKPOINT_INTERVAL, checkpoints.resolve("ingest"));
         IngestJob.define(env, config, true);
         JobClient job = env.executeAsync("sluice-ingest");
-        Path raw = lake.resolve("raw");
         long started = System.nanoTime();
         var result = job.getJobExecutionResult();
         while (true) {
@@ -227,10 +226,10 @@ final class Demo {
             } catch (TimeoutException stillRunning) {
                 out.printf(
                         "ingest: running %.0fs, %d files committed%n",
-                        seconds(started), countFiles(raw, ".avro"));
+                        seconds(started), committedFiles(config));
             }
         }
-        out.printf("ingest: finished, %d files committed%n", countFiles(raw, ".avro"));
+        out.printf("ingest: finished, %d files committed%n", committedFiles(config));
         return null;
     }
 
@@ -368,8 +367,7 @@ final class Demo {
         long complete = 0;
         long hours = 0;
         for (TableConfig t : config.tables()) {
-            LandingStats s =
-                    LandingStats.scan(lake.resolve("raw").resolve(t.name()), t.eventTime());
+            LandingStats s = LandingStats.scan(config.tablePath("raw", t.name()), t.eventTime());
             rows += s.rows();
             misplaced += s.misplacedRows();
             complete += s.completeHours();
@@ -453,16 +451,16 @@ final class Demo {
         return Math.round((System.nanoTime() - startNanos) / 1e7) / 100.0;
     }
 
-    private static long countFiles(Path root, String suffix) throws IOException {
-        if (!Files.exists(root)) {
-            return 0;
+    /** The landing zone's committed data files, over every table. */
+    private static long committedFiles(SluiceConfig config) throws IOException {
+        long files = 0;
+        for (TableConfig t : config.tables()) {
+            for (LandingScan.Hour hour :
+                    LandingScan.scan(
+                            new org.apache.flink.core.fs.Path(config.tablePath("raw", t.name())))) {
+                files += hour.committed().size();
+            }
         }
-        try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(
-                            p ->
-                                    p.getFileName().toString().endsWith(suffix)
-                                            && !p.getFileName().toString().startsWith("."))
-                    .count();
-        }
+        return files;
     }
 }

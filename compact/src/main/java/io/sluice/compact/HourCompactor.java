@@ -7,7 +7,7 @@ import io.sluice.lake.HourManifest;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFiles;
 import io.sluice.lake.ManifestPublish;
-import io.sluice.lake.Publish;
+import io.sluice.lake.Publication;
 import io.sluice.lake.WarehouseHours;
 import io.sluice.lake.WarehouseManifest;
 import io.sluice.lake.WarehouseSchema;
@@ -18,7 +18,6 @@ import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -27,11 +26,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -44,7 +41,6 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
-import org.apache.flink.util.FileUtils;
 import org.apache.parquet.hadoop.ParquetWriter;
 
 /**
@@ -114,7 +110,6 @@ public final class HourCompactor {
 
     private final TableConfig table;
     private final URI stagingRoot;
-    private final boolean atomicRename;
     private final WarehouseSchema warehouseSchema;
     private final HourRows hourRows;
     private final WarehouseHours hours;
@@ -155,7 +150,6 @@ public final class HourCompactor {
         this.threads = threads;
         this.afterBucket = afterBucket;
         this.stagingRoot = LakeFiles.resolve(root, "_staging/compact/" + table.name());
-        this.atomicRename = LakeFiles.supportsAtomicRename(root);
         this.warehouseSchema = WarehouseSchema.of(table.schema());
         this.hourRows = new HourRows(table);
         this.hours = new WarehouseHours(table, root);
@@ -244,7 +238,11 @@ public final class HourCompactor {
         return rows;
     }
 
-    /** Writes the buckets and the manifest and publishes them as the hour. */
+    /**
+     * Writes the buckets and the manifest and publishes them as the hour ({@link Publication}: on a
+     * file system swapped in from staging; on an object store each bucket file uploaded under its
+     * digest name as soon as it is written, the manifest last).
+     */
     private WarehouseManifest publish(
             String partition,
             String sourceDigest,
@@ -252,83 +250,14 @@ public final class HourCompactor {
             List<List<HourRows.Row>> buckets,
             ExecutorService pool)
             throws IOException {
-        return atomicRename
-                ? replaceHour(partition, sourceDigest, sourceRows, buckets, pool)
-                : uploadHour(partition, sourceDigest, sourceRows, buckets, pool);
-    }
-
-    /** On a file system: writes the hour into staging, then swaps it in. */
-    private WarehouseManifest replaceHour(
-            String partition,
-            String sourceDigest,
-            long sourceRows,
-            List<List<HourRows.Row>> buckets,
-            ExecutorService pool)
-            throws IOException {
-        Path staging = Path.of(stagingRoot);
-        String stem = partition.replace('/', '_');
-        removeCrashedRuns(staging, stem);
-        Publish.removeExpired(staging, name -> name.endsWith(Publish.TRASH_SUFFIX));
-        Path stagingHour = Publish.stage(staging, stem);
-        try {
-            WarehouseManifest manifest =
-                    manifest(
-                            partition,
-                            sourceDigest,
-                            sourceRows,
-                            writeBuckets(stagingHour, buckets, pool, f -> {}));
-            Files.write(stagingHour.resolve(WarehouseManifest.NAME), manifest.toJson());
-            // The displaced set stays in the staging area for a grace period, for inspection.
-            // Readers that opened its files keep reading them; a reader that only listed the old
-            // directory finds changed buckets gone (the README says so): no name in the
-            // warehouse can reach the old set without a listing seeing a mix.
-            Publish.replace(
-                    stagingHour, Path.of(warehouseHour(partition)), Publish.trash(staging, stem));
-            return manifest;
-        } catch (IOException | RuntimeException e) {
-            FileUtils.deleteDirectoryQuietly(stagingHour.toFile());
-            throw e;
-        }
-    }
-
-    /**
-     * On an object store: writes each bucket file locally, uploads it under its digest name into
-     * the hour, then writes the hour's manifest last; the files it no longer lists are deleted
-     * after {@link Publish#TRASH_GRACE} ({@link ManifestPublish}).
-     */
-    private WarehouseManifest uploadHour(
-            String partition,
-            String sourceDigest,
-            long sourceRows,
-            List<List<HourRows.Row>> buckets,
-            ExecutorService pool)
-            throws IOException {
-        ManifestPublish.removeExpired(stagingRoot, Publish.TRASH_GRACE);
-        URI hour = warehouseHour(partition);
-        Path local = Files.createTempDirectory("sluice-compact-");
-        try {
+        try (Publication hour =
+                Publication.begin(
+                        warehouseHour(partition), stagingRoot, partition.replace('/', '_'))) {
             List<WarehouseManifest.BucketFile> files =
-                    writeBuckets(
-                            local,
-                            buckets,
-                            pool,
-                            f -> {
-                                upload(local.resolve(f.name()), LakeFiles.resolve(hour, f.name()));
-                                Files.delete(local.resolve(f.name()));
-                            });
+                    writeBuckets(hour.scratch(), buckets, pool, f -> hour.add(f.name()));
             WarehouseManifest manifest = manifest(partition, sourceDigest, sourceRows, files);
-            Set<String> names = new HashSet<>();
-            manifest.files().forEach(f -> names.add(f.name()));
-            ManifestPublish.publish(
-                    hour,
-                    WarehouseManifest.NAME,
-                    manifest.toJson(),
-                    names,
-                    stagingRoot,
-                    partition.replace('/', '_'));
+            hour.publish(WarehouseManifest.NAME, manifest.toJson());
             return manifest;
-        } finally {
-            FileUtils.deleteDirectoryQuietly(local.toFile());
         }
     }
 
@@ -362,20 +291,6 @@ public final class HourCompactor {
         return runAll(pool, writes);
     }
 
-    /**
-     * Uploads a bucket file unless an object of its name is there: names carry a digest of the
-     * content, so one is there only from an earlier run that wrote the same bytes.
-     */
-    private static void upload(Path file, URI target) throws IOException {
-        if (LakeFiles.exists(target)) {
-            return;
-        }
-        try (InputStream in = Files.newInputStream(file);
-                OutputStream out = LakeFiles.create(target)) {
-            in.transferTo(out);
-        }
-    }
-
     private WarehouseManifest manifest(
             String partition,
             String sourceDigest,
@@ -392,23 +307,6 @@ public final class HourCompactor {
                 table.buckets(),
                 files,
                 warehouseSchema.schema());
-    }
-
-    /**
-     * Removes the staging directories of this hour that a crashed run left: an hour is compacted by
-     * one task at a time (the job keys by hour), so any that exist are abandoned.
-     */
-    private static void removeCrashedRuns(Path staging, String stem) throws IOException {
-        if (!Files.isDirectory(staging)) {
-            return;
-        }
-        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(staging, stem + ".*")) {
-            for (Path leftover : leftovers) {
-                if (!leftover.getFileName().toString().endsWith(Publish.TRASH_SUFFIX)) {
-                    FileUtils.deleteDirectory(leftover.toFile());
-                }
-            }
-        }
     }
 
     private WarehouseManifest.BucketFile writeBucket(Path dir, int bucket, List<HourRows.Row> rows)

@@ -6,13 +6,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.UUID;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.file.DataFileStream;
@@ -131,23 +129,8 @@ public final class HourManifest {
         }
     }
 
+    /** One step for readers: the old manifest or the new one ({@link LakeFiles#write}). */
     private static void publish(Path dir, byte[] bytes) throws IOException {
-        FileSystem fs = dir.getFileSystem();
-        Path target = new Path(dir, NAME);
-        if (fs.isDistributedFS()) {
-            // Object stores make a whole-object PUT visible atomically; rename would be a copy.
-            try (OutputStream out = fs.create(target, FileSystem.WriteMode.OVERWRITE)) {
-                out.write(bytes);
-            }
-            return;
-        }
-        Path staging = new Path(dir, "." + NAME + "." + UUID.randomUUID() + ".tmp");
-        try (OutputStream out = fs.create(staging, FileSystem.WriteMode.NO_OVERWRITE)) {
-            out.write(bytes);
-        }
-        if (!fs.rename(staging, target)) {
-            fs.delete(staging, false);
-            throw new IOException("Could not publish " + target);
-        }
+        LakeFiles.write(new Path(dir, NAME).toUri(), bytes);
     }
 }

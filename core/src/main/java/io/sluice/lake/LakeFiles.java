@@ -147,6 +147,41 @@ public final class LakeFiles {
         }
     }
 
+    /** Writes a local file; see {@link #writeLocally}. */
+    @FunctionalInterface
+    public interface LocalWrite {
+        void to(java.nio.file.Path file) throws IOException;
+    }
+
+    /**
+     * Writes {@code file} of the lake with a writer that needs a local file (parquet-java's, for
+     * example), replacing it. On a file system {@code write} writes it in place. On an object store
+     * it writes a local temporary file, which is uploaded once complete, so that the object is all
+     * of it or nothing: a writer failing half-way would otherwise leave a shorter file behind as
+     * its stream closed.
+     */
+    public static void writeLocally(URI file, LocalWrite write) throws IOException {
+        if (supportsAtomicRename(file)) {
+            write.to(Publish.local(file));
+            return;
+        }
+        java.nio.file.Path local = java.nio.file.Files.createTempFile("sluice-", ".tmp");
+        try {
+            write.to(local);
+            upload(local, file);
+        } finally {
+            java.nio.file.Files.deleteIfExists(local);
+        }
+    }
+
+    /** Copies a local file to {@code file} of the lake, replacing it. */
+    public static void upload(java.nio.file.Path local, URI file) throws IOException {
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(local);
+                FSDataOutputStream out = create(file)) {
+            in.transferTo(out);
+        }
+    }
+
     /** True if a file, directory or (on an object store) a key prefix exists there. */
     public static boolean exists(URI location) throws IOException {
         Path path = new Path(location);
@@ -178,6 +213,14 @@ public final class LakeFiles {
         }
         entries.sort(Comparator.comparing(Entry::name));
         return entries;
+    }
+
+    /**
+     * Creates a directory and its parents (on an object store, where prefixes need none, a no-op).
+     */
+    public static void mkdirs(URI directory) throws IOException {
+        Path path = new Path(directory);
+        path.getFileSystem().mkdirs(path);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.sluice.lake;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -25,6 +26,10 @@ import org.apache.flink.util.FileUtils;
  *   <li>{@link #removeExpired}: trash and staging older than {@link #TRASH_GRACE} are deleted; a
  *       crash at any step leaves only such leftovers, never a half-published target.
  * </ul>
+ *
+ * <p>These steps need a file system's atomic rename ({@code file:} lakes); on an object store
+ * {@link ManifestPublish} gives the same guarantee through a manifest, and {@link Publication}
+ * picks the one the lake's store supports.
  */
 public final class Publish {
 
@@ -37,14 +42,15 @@ public final class Publish {
     private Publish() {}
 
     /** A fresh staging directory under {@code stagingRoot}, named {@code <stem>.<uuid>}. */
-    public static Path stage(Path stagingRoot, String stem) throws IOException {
-        Files.createDirectories(stagingRoot);
-        return Files.createDirectory(stagingRoot.resolve(stem + "." + UUID.randomUUID()));
+    public static URI stage(URI stagingRoot, String stem) throws IOException {
+        Path root = local(stagingRoot);
+        Files.createDirectories(root);
+        return Files.createDirectory(root.resolve(stem + "." + UUID.randomUUID())).toUri();
     }
 
     /** Where a displaced {@code stem} goes in {@code stagingRoot}: {@code <stem>.<uuid>.old}. */
-    public static Path trash(Path stagingRoot, String stem) {
-        return stagingRoot.resolve(stem + "." + UUID.randomUUID() + TRASH_SUFFIX);
+    public static URI trash(URI stagingRoot, String stem) {
+        return LakeFiles.resolve(stagingRoot, stem + "." + UUID.randomUUID() + TRASH_SUFFIX);
     }
 
     /**
@@ -53,18 +59,19 @@ public final class Publish {
      *
      * @return whether an old target was displaced
      */
-    public static boolean replace(Path staged, Path target, Path trash) throws IOException {
-        Files.createDirectories(trash.getParent());
-        return AtomicDirectories.replace(staged, target, trash);
+    public static boolean replace(URI staged, URI target, URI trash) throws IOException {
+        Files.createDirectories(local(trash).getParent());
+        return AtomicDirectories.replace(local(staged), local(target), local(trash));
     }
 
     /** Moves {@code target} out of the readers' path into {@code trash}, if it exists. */
-    public static boolean retire(Path target, Path trash) throws IOException {
-        if (!Files.isDirectory(target)) {
+    public static boolean retire(URI target, URI trash) throws IOException {
+        Path dir = local(target);
+        if (!Files.isDirectory(dir)) {
             return false;
         }
-        Files.createDirectories(trash.getParent());
-        Files.move(target, trash, StandardCopyOption.ATOMIC_MOVE);
+        Files.createDirectories(local(trash).getParent());
+        Files.move(dir, local(trash), StandardCopyOption.ATOMIC_MOVE);
         return true;
     }
 
@@ -75,17 +82,18 @@ public final class Publish {
      *
      * @return true if this call published it, false if one was there already
      */
-    public static boolean publishNew(Path staged, Path target) throws IOException {
+    public static boolean publishNew(URI staged, URI target) throws IOException {
+        Path from = local(staged);
         try {
-            if (Files.exists(target)) {
+            if (Files.exists(local(target))) {
                 return false;
             }
-            Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE);
+            Files.move(from, local(target), StandardCopyOption.ATOMIC_MOVE);
             return true;
         } catch (FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException raced) {
             return false;
         } finally {
-            FileUtils.deleteDirectoryQuietly(staged.toFile());
+            FileUtils.deleteDirectoryQuietly(from.toFile());
         }
     }
 
@@ -93,7 +101,7 @@ public final class Publish {
      * Deletes the entries of {@code stagingRoot} that {@code whose} accepts and that were last
      * modified before {@link #TRASH_GRACE} ago.
      */
-    public static void removeExpired(Path stagingRoot, Predicate<String> whose) throws IOException {
+    public static void removeExpired(URI stagingRoot, Predicate<String> whose) throws IOException {
         removeExpired(stagingRoot, whose, TRASH_GRACE);
     }
 
@@ -101,13 +109,14 @@ public final class Publish {
      * Deletes the entries of {@code stagingRoot} that {@code whose} accepts and that were last
      * modified before {@code grace} ago.
      */
-    public static void removeExpired(Path stagingRoot, Predicate<String> whose, Duration grace)
+    public static void removeExpired(URI stagingRoot, Predicate<String> whose, Duration grace)
             throws IOException {
-        if (!Files.isDirectory(stagingRoot)) {
+        Path root = local(stagingRoot);
+        if (!Files.isDirectory(root)) {
             return;
         }
         long graceStart = System.currentTimeMillis() - grace.toMillis();
-        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(stagingRoot)) {
+        try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(root)) {
             for (Path leftover : leftovers) {
                 if (whose.test(leftover.getFileName().toString())
                         && Files.getLastModifiedTime(leftover).toMillis() < graceStart) {
@@ -115,5 +124,18 @@ public final class Publish {
                 }
             }
         }
+    }
+
+    /**
+     * The local directory of a {@code file:} lake location: only a file system renames a directory
+     * atomically, so every step here needs one.
+     */
+    static Path local(URI location) {
+        if (!LakeFiles.supportsAtomicRename(location)) {
+            throw new IllegalArgumentException(
+                    location
+                            + " is on an object store, which cannot rename a directory atomically");
+        }
+        return location.getScheme() == null ? Path.of(location.getPath()) : Path.of(location);
     }
 }

@@ -5,7 +5,6 @@ import io.sluice.lake.LakeFiles;
 import io.sluice.lake.Publish;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
 import org.apache.parquet.ParquetReadOptions;
@@ -59,16 +58,13 @@ final class LogPartitions {
             if (!files.isEmpty()) {
                 rows += rows(files);
                 if (swap) {
-                    Publish.replace(
-                            Path.of(from),
-                            Path.of(to),
-                            Path.of(trash).resolve(hour.replace('/', '_')));
+                    Publish.replace(from, to, LakeFiles.resolve(trash, hour.replace('/', '_')));
                 } else {
                     moveInto(files, to);
                 }
                 written++;
             } else if (swap
-                    ? Publish.retire(Path.of(to), Path.of(trash).resolve(hour.replace('/', '_')))
+                    ? Publish.retire(to, LakeFiles.resolve(trash, hour.replace('/', '_')))
                     : LakeFiles.delete(to, true)) {
                 removed++;
             }
@@ -140,7 +136,7 @@ final class LogPartitions {
      */
     static void removeLeftovers(URI stagingRoot) throws IOException {
         if (LakeFiles.supportsAtomicRename(stagingRoot)) {
-            Publish.removeExpired(Path.of(stagingRoot), name -> true);
+            Publish.removeExpired(stagingRoot, name -> true);
             return;
         }
         long graceStart = System.currentTimeMillis() - Publish.TRASH_GRACE.toMillis();

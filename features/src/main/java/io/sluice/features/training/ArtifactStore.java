@@ -136,9 +136,10 @@ final class ArtifactStore {
     Staging stage(String digest) throws IOException {
         removeAbandoned(ABANDONED);
         if (renames()) {
-            Path staging = Publish.stage(Path.of(dir), STAGING);
-            Files.createDirectory(staging.resolve(DATA));
-            return new Staging(staging.toUri(), staging.resolve(DATA).toUri(), DATA);
+            URI staging = Publish.stage(dir, STAGING);
+            URI data = LakeFiles.resolve(staging, DATA);
+            LakeFiles.mkdirs(data);
+            return new Staging(staging, data, DATA);
         }
         String build = UUID.randomUUID().toString();
         URI marker = LakeFiles.resolve(dir, STAGING + "." + build);
@@ -169,7 +170,7 @@ final class ArtifactStore {
                 throw e;
             }
             // Content-addressed: an artifact already there is an equal one, and it is kept.
-            return !Publish.publishNew(Path.of(staging.staging()), Path.of(artifact(digest)));
+            return !Publish.publishNew(staging.staging(), artifact(digest));
         }
         URI published = LakeFiles.resolve(artifact(digest), MANIFEST);
         try {
@@ -224,7 +225,7 @@ final class ArtifactStore {
      */
     void removeAbandoned(Duration grace) throws IOException {
         if (renames()) {
-            Publish.removeExpired(Path.of(dir), name -> name.startsWith(STAGING + "."), grace);
+            Publish.removeExpired(dir, name -> name.startsWith(STAGING + "."), grace);
             return;
         }
         long graceStart = System.currentTimeMillis() - grace.toMillis();

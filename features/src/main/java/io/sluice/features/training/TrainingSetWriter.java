@@ -5,10 +5,7 @@ import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.online.FeatureRefs;
 import io.sluice.lake.LakeFiles;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,31 +132,17 @@ final class TrainingSetWriter {
     }
 
     /**
-     * Writes a part file {@code file} of the lake, replacing it, with what {@code rows} writes. On
-     * a file system it is written in place ({@link #open}); on an object store it is written to a
-     * local temporary file first and uploaded once complete, so its object is all of it or nothing:
-     * a writer failing half-way would otherwise publish a shorter, valid Parquet file as its stream
-     * closed.
+     * Writes a part file {@code file} of the lake, replacing it, with what {@code rows} writes: on
+     * an object store all of it or nothing ({@link LakeFiles#writeLocally}).
      */
     static void write(URI file, Schema schema, Rows rows) throws IOException {
-        if ("file".equals(file.getScheme())) {
-            try (ParquetWriter<GenericRecord> writer = open(Path.of(file), schema)) {
-                rows.writeTo(writer);
-            }
-            return;
-        }
-        Path local = Files.createTempFile("sluice-part-", ".parquet");
-        try {
-            try (ParquetWriter<GenericRecord> writer = open(local, schema)) {
-                rows.writeTo(writer);
-            }
-            try (InputStream in = Files.newInputStream(local);
-                    OutputStream out = LakeFiles.create(file)) {
-                in.transferTo(out);
-            }
-        } finally {
-            Files.deleteIfExists(local);
-        }
+        LakeFiles.writeLocally(
+                file,
+                local -> {
+                    try (ParquetWriter<GenericRecord> writer = open(local, schema)) {
+                        rows.writeTo(writer);
+                    }
+                });
     }
 
     /**
