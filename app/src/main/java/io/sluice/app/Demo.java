@@ -229,6 +229,7 @@ final class Demo {
                         seconds(started), committedFiles(config));
             }
         }
+        IngestJob.publishRemainingHours(config);
         out.printf("ingest: finished, %d files committed%n", committedFiles(config));
         return null;
     }

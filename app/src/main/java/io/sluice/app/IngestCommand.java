@@ -32,6 +32,11 @@ final class IngestCommand extends StreamingJobCommand {
     }
 
     @Override
+    void afterBoundedRun(SluiceConfig config) throws IOException {
+        IngestJob.publishRemainingHours(config);
+    }
+
+    @Override
     Optional<String> existingOutput(SluiceConfig config) throws IOException {
         long hours = 0;
         for (TableConfig t : config.tables()) {

@@ -48,6 +48,14 @@ abstract class StreamingJobCommand implements Callable<Integer> {
                             + " new run forgets what the old one had de-duplicated.")
     boolean fresh;
 
+    @Option(
+            names = "--parallelism",
+            paramLabel = "N",
+            description =
+                    "Tasks per step of the job (default: one per core here; in a FlinkDeployment,"
+                            + " its parallelism).")
+    Integer parallelism;
+
     /** The job's name, e.g. {@code ingest}: also its checkpoint directory. */
     abstract String job();
 
@@ -78,15 +86,28 @@ abstract class StreamingJobCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (parallelism != null && parallelism < 1) {
+            throw new IllegalArgumentException(
+                    "--parallelism must be at least 1, got " + parallelism);
+        }
         SluiceConfig cfg = adjust(config.load());
         StartPoint start = startPoint(cfg);
         spec.commandLine().getErr().printf("sluice %s: starting %s%n", job(), start.description());
         spec.commandLine().getErr().flush();
         StreamExecutionEnvironment env = Jobs.environment(cfg, job(), start);
+        if (parallelism != null) {
+            env.setParallelism(parallelism);
+        }
         define(env, cfg, bounded);
         env.execute("sluice-" + job());
+        if (bounded) {
+            afterBoundedRun(cfg);
+        }
         return 0;
     }
+
+    /** What a bounded run does once its job has ended; nothing by default. */
+    void afterBoundedRun(SluiceConfig config) throws IOException {}
 
     /** Decides where the job's state comes from, and cleans up what no start will need again. */
     StartPoint startPoint(SluiceConfig cfg) throws IOException {

@@ -271,6 +271,8 @@ class MainTest {
                         "--fresh");
         assertThat(refused("ingest", "--config", config, "--fresh", "--from-savepoint", "/x"))
                 .contains("--fresh and --from-savepoint exclude each other");
+        assertThat(refused("ingest", "--config", config, "--parallelism", "0"))
+                .contains("--parallelism must be at least 1, got 0");
     }
 
     @Test

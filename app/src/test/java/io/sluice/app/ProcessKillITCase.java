@@ -447,8 +447,15 @@ class ProcessKillITCase {
 
     private Child start(String job, Path yaml) throws IOException {
         int n = starts.merge(job, 1, Integer::sum);
+        // Two tasks per step: the landing has two writers and committers per table.
         return processes.start(
-                dir.resolve(job + "-" + n + ".log"), env, job, "--config", yaml.toString());
+                dir.resolve(job + "-" + n + ".log"),
+                env,
+                job,
+                "--config",
+                yaml.toString(),
+                "--parallelism",
+                "2");
     }
 
     private List<String> landedIds(Path raw) {

@@ -34,14 +34,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides when a landing hour is complete and publishes its manifest. Runs after the file sink's
- * committer, so it only ever sees files that are committed.
+ * Decides when a landing hour is complete and publishes its manifest. One runs per table, after the
+ * file sink's committers (one per writer), so it only ever sees files that are committed, and acts
+ * on a checkpoint only once every committer has reported its commits of it.
  *
  * <p>An hour is complete when the watermark passes {@code hour end + allowed lateness}. The
- * watermark that counts for a commit is the one this operator had at that checkpoint's barrier:
- * every on-time row of the hour reached the writer before that watermark, so before the barrier, so
- * it is in a file that checkpoint committed. A late row re-opens its hour: its commit marks the
- * hour dirty again and the manifest is re-published with the new file.
+ * watermark that counts for a commit is the one this operator had at that checkpoint's barrier (the
+ * smallest of the committers' at their barriers): every on-time row of the hour reached its writer
+ * before that watermark, so before the barrier, so it is in a file that checkpoint committed. A
+ * late row re-opens its hour: its commit marks the hour dirty again and the manifest is
+ * re-published with the new file.
  *
  * <p>What is pending does not live in state alone: at every start the operator also reads the
  * landing zone ({@link LandingScan}), so an hour whose files were committed but whose manifest a
@@ -75,8 +77,8 @@ final class HourCompletionOperator extends AbstractStreamOperator<Void>
     /** The watermark at each checkpoint barrier that has not been fully committed yet. */
     private transient NavigableMap<Long, Long> watermarkAtBarrier;
 
-    /** Committables still expected per checkpoint, from the committer's summaries. */
-    private transient Map<Long, Long> pending;
+    /** What has arrived of each checkpoint's commits, from the committers' summaries. */
+    private transient Map<Long, Arrivals> pending;
 
     /** Hidden files that runs before this one left unfinished, deleted after its first commit. */
     private transient List<FileStatus> leftovers;
@@ -138,18 +140,44 @@ final class HourCompletionOperator extends AbstractStreamOperator<Void>
             throws Exception {
         CommittableMessage<FileSinkCommittable> message = element.getValue();
         long checkpoint = message.getCheckpointId();
+        Arrivals arrivals = pending.computeIfAbsent(checkpoint, id -> new Arrivals());
         if (message instanceof CommittableSummary<FileSinkCommittable> summary) {
-            pending.merge(checkpoint, (long) summary.getNumberOfCommittables(), Long::sum);
+            arrivals.summary(summary.getNumberOfSubtasks(), summary.getNumberOfCommittables());
         } else if (message instanceof CommittableWithLineage<FileSinkCommittable> lineage) {
             FileSinkCommittable committable = lineage.getCommittable();
             if (committable.hasPendingFile()) {
                 dirtyHours.add(committable.getBucketId());
             }
-            pending.merge(checkpoint, -1L, Long::sum);
+            arrivals.committable();
         }
-        if (pending.getOrDefault(checkpoint, 0L) <= 0) {
+        if (arrivals.complete()) {
             pending.remove(checkpoint);
             publishCompleteHours(checkpoint);
+        }
+    }
+
+    /**
+     * One checkpoint's commits as they arrive from the committer subtasks. Each subtask sends its
+     * summary (how many committables it committed) before those committables, so the checkpoint is
+     * fully committed once every subtask's summary is in and no committable is outstanding.
+     */
+    private static final class Arrivals {
+        private int subtasks = -1;
+        private int summaries;
+        private long outstanding;
+
+        void summary(int numberOfSubtasks, int committables) {
+            subtasks = numberOfSubtasks;
+            summaries++;
+            outstanding += committables;
+        }
+
+        void committable() {
+            outstanding--;
+        }
+
+        boolean complete() {
+            return summaries == subtasks && outstanding <= 0;
         }
     }
 

@@ -32,7 +32,8 @@ import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.
  * files are committed.
  *
  * <p>All writing and committing is Flink's: this class only delegates, because the file sink offers
- * no hook after its commit. Use it with parallelism 1 (see {@link #PARALLELISM}).
+ * no hook after its commit. The writers and committers run at the job's parallelism; the manifest
+ * step is one task per table ({@link #MANIFEST_PARALLELISM}) that hears every committer.
  */
 public final class LandingSink
         implements Sink<Event>,
@@ -44,12 +45,13 @@ public final class LandingSink
     private static final long serialVersionUID = 1L;
 
     /**
-     * One writer per table. The manifest step must see every commit of the table, and it has to be
-     * chained to the committer: Flink 2.2 can drop the final checkpoint's committables on a
-     * non-chained edge (FLINK-38614). One writer also keeps files per hour few and large; the
-     * writer only appends pre-encoded bytes, so it is not the bottleneck.
+     * One manifest step per table: an hour's manifest lists the files of every writer, so one task
+     * must see every commit. It is the only global step of the landing, and it handles a message
+     * per commit, not per record. On the edge from the committers to it Flink 2.2 can drop the
+     * committables of a bounded run's final checkpoint (FLINK-38614): such a run ends with {@link
+     * IngestJob#publishRemainingHours}.
      */
-    public static final int PARALLELISM = 1;
+    public static final int MANIFEST_PARALLELISM = 1;
 
     private final FileSink<Event> files;
     private final String basePath;
@@ -112,13 +114,15 @@ public final class LandingSink
     @Override
     public void addPostCommitTopology(
             DataStream<CommittableMessage<FileSinkCommittable>> committed) {
+        // Every committer's messages go to the one manifest task.
         committed
+                .global()
                 .transform(
                         "hour-manifests",
                         Types.VOID,
                         new HourCompletionOperator(
                                 basePath, table, schemaJson, allowedLateness.toMillis()))
                 .uid("hour-manifests")
-                .setParallelism(PARALLELISM);
+                .setParallelism(MANIFEST_PARALLELISM);
     }
 }

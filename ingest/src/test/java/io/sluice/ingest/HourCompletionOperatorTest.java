@@ -87,6 +87,32 @@ class HourCompletionOperatorTest {
     }
 
     @Test
+    void shouldPublishACheckpointOnlyOnceEveryCommitterReportedIt() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processWatermark(new Watermark(DUE + 1));
+            h.snapshot(1, 1);
+            // Two writers: the first reports its file of checkpoint 1, the second has not yet.
+            AvroFiles.writePageViews(base.resolve(HOUR).resolve("part-a-0.avro"), 3, H0 + 1);
+            AvroFiles.writePageViews(base.resolve(HOUR).resolve("part-b-0.avro"), 2, H0 + 2);
+            h.processElement(new StreamRecord<>(new CommittableSummary<>(0, 2, 1, 1, 0)));
+            h.processElement(
+                    new StreamRecord<>(
+                            new CommittableWithLineage<>(
+                                    new FileSinkCommittable(HOUR, new Pending()), 1, 0)));
+            assertThat(manifestRows()).as("one of two committers reported").isEqualTo(-1);
+
+            h.processElement(new StreamRecord<>(new CommittableSummary<>(1, 2, 1, 1, 0)));
+            assertThat(manifestRows()).as("the second's file not reported yet").isEqualTo(-1);
+            h.processElement(
+                    new StreamRecord<>(
+                            new CommittableWithLineage<>(
+                                    new FileSinkCommittable(HOUR, new Pending()), 1, 1)));
+            assertThat(manifestRows()).as("both writers' rows").isEqualTo(5);
+        }
+    }
+
+    @Test
     void shouldJudgeACommitByTheWatermarkAtItsBarrierNotTheCurrentOne() throws Exception {
         try (var h = harness()) {
             h.open();

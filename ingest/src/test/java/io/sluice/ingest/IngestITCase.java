@@ -62,6 +62,7 @@ class IngestITCase {
         env.enableCheckpointing(200);
         IngestJob.define(env, config, true);
         env.execute("ingest-it");
+        IngestJob.publishRemainingHours(config);
     }
 
     @Test
