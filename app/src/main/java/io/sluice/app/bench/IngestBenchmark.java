@@ -85,6 +85,9 @@ public final class IngestBenchmark {
             List<Double> baseline = new ArrayList<>();
             List<Double> ingest = new ArrayList<>();
             List<Double> ratios = new ArrayList<>();
+            // The same job with one task per step on the same topic: how ingest scales.
+            List<Double> single = new ArrayList<>();
+            List<Double> scaling = new ArrayList<>();
             try (Progress progress = Progress.start("bench ingest", "runs", runs, out)) {
                 for (int run = 1; run <= runs; run++) {
                     baseline.add(
@@ -97,15 +100,30 @@ public final class IngestBenchmark {
                     ingest.add(
                             ingest(config, table, local(workDir.resolve("run-" + run)), produced));
                     ratios.add(ingest.get(run - 1) / baseline.get(run - 1));
+                    if (parallelism > 1) {
+                        single.add(
+                                ingest(
+                                        config,
+                                        table,
+                                        local(workDir.resolve("single-" + run)),
+                                        produced,
+                                        1));
+                        scaling.add(ingest.get(run - 1) / single.get(run - 1));
+                    }
                     progress.println(
                             String.format(
                                     "run %d/%d: consume-only %,.0f rec/s, ingest %,.0f rec/s, ratio"
-                                            + " %.2f",
+                                            + " %.2f%s",
                                     run,
                                     runs,
                                     baseline.get(run - 1),
                                     ingest.get(run - 1),
-                                    ratios.get(run - 1)));
+                                    ratios.get(run - 1),
+                                    single.isEmpty()
+                                            ? ""
+                                            : String.format(
+                                                    "; parallelism 1 %,.0f rec/s",
+                                                    single.get(run - 1))));
                     progress.advance(1);
                 }
             }
@@ -119,7 +137,8 @@ public final class IngestBenchmark {
                                 + " topic of %,d page-view records (JSON, %d partitions, 2%%"
                                 + " duplicates, 2%% invalid) on a local MiniCluster with"
                                 + " parallelism %d, after one unmeasured warm-up round. Checkpoints"
-                                + " every 2 s; each run is a consume-only job then an ingest job on"
+                                + " every 2 s; each run is a consume-only job, an ingest job and,"
+                                + " above parallelism 1, the ingest job with one task per step, on"
                                 + " the same topic.",
                             events, runs, produced, parallelism, parallelism),
                     "",
@@ -136,6 +155,19 @@ public final class IngestBenchmark {
                     String.format(
                             "| **ingest ÷ consume-only** (goal ≥ 0.5) | **%.2f** | %s |",
                             BenchmarkReport.median(ratios), fmt(ratios, "%.2f")),
+                    single.isEmpty()
+                            ? ""
+                            : String.join(
+                                    "\n",
+                                    String.format(
+                                            "| ingest rec/s at parallelism 1 (same topic) | %,.0f |"
+                                                    + " %s |",
+                                            BenchmarkReport.median(single), fmt(single, "%,.0f")),
+                                    String.format(
+                                            "| **ingest parallelism %d ÷ 1** | **%.2f** | %s |",
+                                            parallelism,
+                                            BenchmarkReport.median(scaling),
+                                            fmt(scaling, "%.2f"))),
                     onS3,
                     "Measured "
                             + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
@@ -251,7 +283,14 @@ public final class IngestBenchmark {
 
     private double ingest(SluiceConfig config, TableConfig table, Landing landing, long records)
             throws Exception {
-        StreamExecutionEnvironment env = Jobs.local(parallelism, CHECKPOINTS, checkpoints);
+        return ingest(config, table, landing, records, parallelism);
+    }
+
+    /** One ingest run with {@code tasks} tasks per step; returns records per second. */
+    private double ingest(
+            SluiceConfig config, TableConfig table, Landing landing, long records, int tasks)
+            throws Exception {
+        StreamExecutionEnvironment env = Jobs.local(tasks, CHECKPOINTS, checkpoints);
         var kafka = config.kafka();
         IngestJob.defineTable(
                 env,
