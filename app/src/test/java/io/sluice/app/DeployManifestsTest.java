@@ -1,11 +1,15 @@
 package io.sluice.app;
 
+import static io.sluice.app.Kustomize.K8S;
+import static io.sluice.app.Kustomize.build;
+import static io.sluice.app.Kustomize.collect;
+import static io.sluice.app.Kustomize.texts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.app.Kustomize.Built;
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.RedisOnlineStore;
@@ -14,7 +18,6 @@ import io.sluice.serving.Catalog;
 import io.sluice.serving.FeatureServer;
 import io.sluice.serving.Limits;
 import java.io.IOException;
-import java.io.Reader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,53 +26,34 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
 import picocli.CommandLine;
 
 /**
  * The feature server's Kubernetes objects in {@code deploy/k8s}, checked as YAML. Kubernetes itself
  * cannot run here (no cluster, and kustomize is not part of the build), so each overlay is built
- * the way kustomize builds it for the few features these manifests use (resources, JSON 6902
- * patches with add and replace, the config map generator, image tags, and configurations naming
- * FlinkDeployment's fields); a kustomization using anything else fails the test rather than being
- * misread. The objects are then checked against each other, the Dockerfile, the CLI and the server
- * itself: the Deployment's command parses as {@code sluice serve} with the port the container,
- * probes and Service use; its class path is what the Dockerfile copies; the config is the generated
- * ConfigMap mounted where the jobs mount it; the Redis is the features job's; and the probe and
- * metrics paths are answered by a real {@link FeatureServer}, the readiness one with 503 while the
- * store fails and the liveness one not. In both overlays the jobs run the server's image, and every
- * object mounting the generated ConfigMap is one whose reference kustomize renames to the generated
- * name.
+ * the way kustomize builds it for the few features these manifests use ({@link Kustomize}); a
+ * kustomization using anything else fails the test rather than being misread. The objects are then
+ * checked against each other, the Dockerfile, the CLI and the server itself: the Deployment's
+ * command parses as {@code sluice serve} with the port the container, probes and Service use; its
+ * class path is what the Dockerfile copies; the config is the generated ConfigMap mounted where the
+ * jobs mount it; the Redis is the features job's; and the probe and metrics paths are answered by a
+ * real {@link FeatureServer}, the readiness one with 503 while the store fails and the liveness one
+ * not. In both overlays the jobs run the server's image, and every object mounting the generated
+ * ConfigMap is one whose reference kustomize renames to the generated name.
  */
 class DeployManifestsTest {
 
-    private static final Path K8S = Path.of("..", "deploy", "k8s");
     private static final Path DOCKERFILE = Path.of("..", "deploy", "Dockerfile");
     private static final String SERVE = "sluice-serve";
-    private static final Set<String> KUSTOMIZATION_KEYS =
-            Set.of(
-                    "apiVersion",
-                    "kind",
-                    "namespace",
-                    "resources",
-                    "patches",
-                    "images",
-                    "configMapGenerator",
-                    "generatorOptions",
-                    "configurations");
 
     /** Kinds whose references to a ConfigMap kustomize knows without being told. */
     private static final Set<String> BUILT_IN_KINDS =
@@ -335,206 +319,6 @@ class DeployManifestsTest {
                 .isGreaterThan(local.one("Deployment", SERVE).at("/spec/replicas").asInt());
     }
 
-    // ---- the manifests, built as kustomize would for the features they use
-
-    /** An overlay's or the base's objects, and the file names of its generated ConfigMap. */
-    private record Built(
-            List<ObjectNode> objects,
-            Map<String, List<String>> configMaps,
-            List<JsonNode> configurations) {
-
-        List<ObjectNode> all(String kind) {
-            return objects.stream().filter(o -> o.path("kind").asText().equals(kind)).toList();
-        }
-
-        ObjectNode one(String kind, String name) {
-            List<ObjectNode> found =
-                    objects.stream()
-                            .filter(o -> o.path("kind").asText().equals(kind))
-                            .filter(o -> o.at("/metadata/name").asText().equals(name))
-                            .toList();
-            assertThat(found).as("%s %s", kind, name).hasSize(1);
-            return found.get(0);
-        }
-
-        List<String> configMapFiles() {
-            return configMaps.values().stream().flatMap(List::stream).toList();
-        }
-    }
-
-    private Built build(Path dir) throws IOException {
-        ObjectNode k = (ObjectNode) yaml(dir.resolve("kustomization.yaml")).get(0);
-        assertThat(k.fieldNames())
-                .toIterable()
-                .as("kustomization features this test understands, in %s", dir)
-                .isSubsetOf(KUSTOMIZATION_KEYS);
-        List<ObjectNode> objects = new ArrayList<>();
-        Map<String, List<String>> configMaps = new HashMap<>();
-        List<JsonNode> configurations = new ArrayList<>();
-        for (String file : texts(k.path("configurations"))) {
-            configurations.addAll(yaml(dir.resolve(file)));
-        }
-        for (String resource : texts(k.path("resources"))) {
-            Path path = dir.resolve(resource).normalize();
-            if (Files.isDirectory(path)) {
-                Built base = build(path);
-                objects.addAll(base.objects());
-                configMaps.putAll(base.configMaps());
-                configurations.addAll(base.configurations());
-            } else {
-                for (JsonNode doc : yaml(path)) {
-                    objects.add((ObjectNode) doc);
-                }
-            }
-        }
-        for (JsonNode generator : k.path("configMapGenerator")) {
-            configMaps.put(
-                    generator.path("name").asText(),
-                    texts(generator.path("files")).stream()
-                            .map(f -> f.contains("=") ? f.substring(0, f.indexOf('=')) : f)
-                            .map(f -> Path.of(f).getFileName().toString())
-                            .toList());
-        }
-        for (JsonNode patch : k.path("patches")) {
-            String kind = patch.at("/target/kind").asText();
-            String name = patch.at("/target/name").asText(null);
-            List<ObjectNode> targets =
-                    objects.stream()
-                            .filter(o -> o.path("kind").asText().equals(kind))
-                            .filter(
-                                    o ->
-                                            name == null
-                                                    || o.at("/metadata/name").asText().equals(name))
-                            .toList();
-            assertThat(targets)
-                    .as("objects the patch of %s %s applies to", kind, name)
-                    .isNotEmpty();
-            for (JsonNode op : parseYaml(patch.path("patch").asText()).get(0)) {
-                for (ObjectNode target : targets) {
-                    apply(target, op);
-                }
-            }
-        }
-        for (JsonNode image : k.path("images")) {
-            setImages(objects, configurations, image);
-        }
-        return new Built(objects, configMaps, configurations);
-    }
-
-    /**
-     * An {@code images} entry: a new name or tag for every image of that name, in containers and in
-     * the fields the configurations name.
-     */
-    private static void setImages(
-            List<ObjectNode> objects, List<JsonNode> configurations, JsonNode image) {
-        String name = image.path("name").asText();
-        for (ObjectNode o : objects) {
-            List<String[]> paths = new ArrayList<>();
-            paths.add("spec/template/spec/containers/image".split("/"));
-            paths.add("spec/containers/image".split("/"));
-            for (JsonNode config : configurations) {
-                for (JsonNode spec : config.path("images")) {
-                    if (spec.path("kind").asText().equals(o.path("kind").asText())) {
-                        paths.add(spec.path("path").asText().split("/"));
-                    }
-                }
-            }
-            for (String[] path : paths) {
-                setImage(o, path, 0, image, name);
-            }
-        }
-    }
-
-    private static void setImage(JsonNode node, String[] path, int i, JsonNode image, String name) {
-        if (node.isArray()) {
-            node.forEach(element -> setImage(element, path, i, image, name));
-        } else if (i == path.length - 1 && node instanceof ObjectNode object) {
-            String current = object.path(path[i]).asText("");
-            int tag = current.lastIndexOf(':');
-            String currentName =
-                    tag > current.lastIndexOf('/') ? current.substring(0, tag) : current;
-            if (currentName.equals(name)) {
-                String newName = image.path("newName").asText(currentName);
-                String newTag =
-                        image.has("newTag")
-                                ? ":" + image.path("newTag").asText()
-                                : current.substring(currentName.length());
-                object.put(path[i], newName + newTag);
-            }
-        } else if (node.has(path[i])) {
-            setImage(node.get(path[i]), path, i + 1, image, name);
-        }
-    }
-
-    /** The values at a kustomize field path, walking into every element of the arrays on it. */
-    private static void collect(JsonNode node, String[] path, int i, List<String> values) {
-        if (node.isArray()) {
-            node.forEach(element -> collect(element, path, i, values));
-        } else if (i == path.length) {
-            values.add(node.asText());
-        } else if (node.has(path[i])) {
-            collect(node.get(path[i]), path, i + 1, values);
-        }
-    }
-
-    /** One JSON 6902 operation, add or replace, as kustomize applies it. */
-    private static void apply(ObjectNode target, JsonNode op) {
-        String kind = op.path("op").asText();
-        assertThat(kind).as("patch operation").isIn("add", "replace");
-        String[] path =
-                Arrays.stream(op.path("path").asText().substring(1).split("/", -1))
-                        .map(s -> s.replace("~1", "/").replace("~0", "~"))
-                        .toArray(String[]::new);
-        JsonNode parent = target;
-        for (int i = 0; i < path.length - 1; i++) {
-            parent =
-                    parent.isArray()
-                            ? parent.path(Integer.parseInt(path[i]))
-                            : parent.path(path[i]);
-            assertThat(parent.isContainerNode())
-                    .as("%s of %s", op.path("path").asText(), target.at("/metadata/name"))
-                    .isTrue();
-        }
-        String last = path[path.length - 1];
-        JsonNode value = op.path("value");
-        if (parent instanceof ObjectNode object) {
-            if (kind.equals("replace")) {
-                assertThat(object.has(last)).as("replaced %s", op.path("path").asText()).isTrue();
-            }
-            object.set(last, value);
-        } else {
-            ArrayNode array = (ArrayNode) parent;
-            if (kind.equals("add") && last.equals("-")) {
-                array.add(value);
-            } else if (kind.equals("add")) {
-                array.insert(Integer.parseInt(last), value);
-            } else {
-                assertThat(Integer.parseInt(last)).isLessThan(array.size());
-                array.set(Integer.parseInt(last), value);
-            }
-        }
-    }
-
-    private List<JsonNode> yaml(Path file) throws IOException {
-        try (Reader in = Files.newBufferedReader(file)) {
-            List<JsonNode> docs = new ArrayList<>();
-            for (Object doc : new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(in)) {
-                if (doc != null) {
-                    docs.add(json.valueToTree(doc));
-                }
-            }
-            return docs;
-        }
-    }
-
-    private List<JsonNode> parseYaml(String text) {
-        List<JsonNode> docs = new ArrayList<>();
-        new Yaml(new SafeConstructor(new LoaderOptions()))
-                .loadAll(text)
-                .forEach(doc -> docs.add(json.valueToTree(doc)));
-        return docs;
-    }
-
     // ---- reading the objects
 
     private static JsonNode onlyContainer(ObjectNode deployment) {
@@ -594,10 +378,6 @@ class DeployManifestsTest {
                 .filter(line -> line.startsWith("COPY "))
                 .map(line -> line.substring(line.lastIndexOf(' ') + 1))
                 .collect(Collectors.toList());
-    }
-
-    private static List<String> texts(JsonNode array) {
-        return StreamSupport.stream(array.spliterator(), false).map(JsonNode::asText).toList();
     }
 
     private int status(URI base, String path) throws IOException, InterruptedException {
