@@ -51,6 +51,15 @@ final class Kustomize {
                     "generatorOptions",
                     "configurations");
 
+    /**
+     * A key given twice in one mapping fails, as it does in kubectl, instead of the last winning.
+     */
+    private static final LoaderOptions LOADER = new LoaderOptions();
+
+    static {
+        LOADER.setAllowDuplicateKeys(false);
+    }
+
     private Kustomize() {}
 
     /** An overlay of {@code deploy/k8s/overlays}, built. */
@@ -263,7 +272,7 @@ final class Kustomize {
     static List<JsonNode> yaml(Path file) throws IOException {
         try (Reader in = Files.newBufferedReader(file)) {
             List<JsonNode> docs = new ArrayList<>();
-            for (Object doc : new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(in)) {
+            for (Object doc : new Yaml(new SafeConstructor(LOADER)).loadAll(in)) {
                 if (doc != null) {
                     docs.add(JSON.valueToTree(doc));
                 }
@@ -274,7 +283,7 @@ final class Kustomize {
 
     static List<JsonNode> parseYaml(String text) {
         List<JsonNode> docs = new ArrayList<>();
-        new Yaml(new SafeConstructor(new LoaderOptions()))
+        new Yaml(new SafeConstructor(LOADER))
                 .loadAll(text)
                 .forEach(doc -> docs.add(JSON.valueToTree(doc)));
         return docs;
