@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             DemoCommand.class,
             KafkaCommand.class,
+            ClusterCommand.class,
             IngestCommand.class,
             CompactCommand.class,
             DdlCommand.class,

@@ -51,6 +51,7 @@ class MainTest {
                 new String[] {
                     "demo",
                     "kafka",
+                    "cluster",
                     "ingest",
                     "compact",
                     "ddl",
@@ -86,6 +87,32 @@ class MainTest {
         assertThat(refused("kafka", "--config", dir.resolve("nope.yaml").toString()))
                 .contains("nope.yaml");
         assertThat(data).as("no broker was started").doesNotExist();
+    }
+
+    @Test
+    void shouldNameTheClusterOptionThatIsBadBeforeStartingAnything(@TempDir Path dir)
+            throws Exception {
+        Path flink = dir.resolve("flink");
+        String where = flink.toString();
+        assertThat(refused("cluster", "--dir", where, "--port", "70000"))
+                .contains("--port must be between 0 and 65535, got 70000");
+        assertThat(refused("cluster", "--dir", where, "--slots", "0"))
+                .contains("--slots must be at least 1");
+        assertThat(refused("cluster", "--dir", where, "--parallelism", "5"))
+                .contains("--parallelism must be between 1 and --slots (4), got 5");
+        assertThat(refused("cluster", "--dir", where, "--taskmanager-memory", "lots"))
+                .contains("--taskmanager-memory", "'lots'");
+        assertThat(refused("cluster", "--dir", where, "--flink-lib", dir.resolve("no").toString()))
+                .contains("--flink-lib: cannot list");
+        Path lib = Files.createDirectories(dir.resolve("lib"));
+        Files.writeString(lib.resolve("flink-core-2.2.1.jar"), "");
+        assertThat(refused("cluster", "--dir", where, "--flink-lib", lib.toString()))
+                .contains("--flink-lib:", "holds no flink-runtime jar");
+        Files.writeString(lib.resolve("flink-runtime-2.2.1.jar"), "");
+        Files.writeString(lib.resolve("sluice.jar"), "");
+        assertThat(refused("cluster", "--dir", where, "--flink-lib", lib.toString()))
+                .contains("--flink-lib:", "holds a Sluice jar");
+        assertThat(flink).as("no cluster was started").doesNotExist();
     }
 
     @Test

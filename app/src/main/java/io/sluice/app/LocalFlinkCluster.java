@@ -1,0 +1,406 @@
+package io.sluice.app;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
+import org.apache.flink.runtime.jobmanager.JobManagerProcessSpec;
+import org.apache.flink.runtime.jobmanager.JobManagerProcessUtils;
+import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
+
+/**
+ * A standalone Flink session cluster on this machine: a job manager and a task manager, each a JVM
+ * of its own started from Flink's jars only ({@code flink-lib}: what a Flink distribution's {@code
+ * lib/} holds, and nothing of Sluice), with a {@code config.yaml} written here, as Flink's {@code
+ * bin/jobmanager.sh} and {@code bin/taskmanager.sh} start them. Jobs reach it through its REST API
+ * with the job jar, and run from that jar through Flink's user-code class loader.
+ *
+ * <p>It watches its task manager the way a Kubernetes Deployment watches a pod: when the process
+ * dies (a crash, an out-of-memory kill, {@code kill -9}), a new one is started, and the job manager
+ * restarts the jobs on it from their latest checkpoints. When the job manager dies, the cluster
+ * stops.
+ */
+final class LocalFlinkCluster implements AutoCloseable {
+
+    static final String LIB_PROPERTY = "sluice.flink.lib";
+    static final String LIB_ENV = "SLUICE_FLINK_LIB";
+
+    private static final String JOB_MANAGER =
+            "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
+    private static final String TASK_MANAGER =
+            "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
+
+    /**
+     * The module flags Flink's distribution passes to its JVMs on Java 17 ({@code
+     * env.java.default-opts.all} of its {@code config.yaml}).
+     */
+    private static final List<String> JAVA_OPENS =
+            List.of(
+                    "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
+                    "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+                    "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+                    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                    "--add-opens=java.base/java.net=ALL-UNNAMED",
+                    "--add-opens=java.base/java.io=ALL-UNNAMED",
+                    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+                    "--add-opens=java.base/java.text=ALL-UNNAMED",
+                    "--add-opens=java.base/java.time=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
+
+    /** A task manager that dies sooner than this after its start is not started again. */
+    private static final Duration CRASH_LOOP = Duration.ofSeconds(15);
+
+    /**
+     * What the cluster is started with.
+     *
+     * @param lib Flink's jars: the job and task managers' whole class path
+     * @param dir the cluster's directory: conf/, log/, tmp/
+     * @param restPort the REST port on 127.0.0.1, or 0 for a free one
+     * @param slots task slots of the task manager
+     * @param parallelism {@code parallelism.default} of the jobs
+     * @param jobManagerMemory {@code jobmanager.memory.process.size}, e.g. {@code 768m}
+     * @param taskManagerMemory {@code taskmanager.memory.process.size}, e.g. {@code 1g}
+     */
+    record Options(
+            Path lib,
+            Path dir,
+            int restPort,
+            int slots,
+            int parallelism,
+            String jobManagerMemory,
+            String taskManagerMemory) {}
+
+    private final Options options;
+    private final PrintWriter out;
+    private final Path conf;
+    private final Path logs;
+    private final Path plugins;
+    private final List<String> classPath;
+    private final int restPort;
+    private final CompletableFuture<Integer> stopped = new CompletableFuture<>();
+    private Process jobManager;
+    private Process taskManager;
+    private int taskManagers;
+    private volatile boolean stopping;
+
+    private LocalFlinkCluster(Options options, PrintWriter out, List<String> classPath, int port)
+            throws IOException {
+        this.options = options;
+        this.out = out;
+        this.conf = options.dir().resolve("conf");
+        this.logs = options.dir().resolve("log");
+        this.plugins = options.dir().resolve("plugins").toAbsolutePath();
+        this.classPath = classPath;
+        this.restPort = port;
+    }
+
+    /**
+     * Writes the configuration, starts the job manager and a task manager, and returns once the
+     * task manager has registered with the job manager.
+     */
+    static LocalFlinkCluster start(Options options, PrintWriter out)
+            throws IOException, InterruptedException {
+        List<String> classPath = classPath(options.lib());
+        int rest = options.restPort() == 0 ? freePort() : options.restPort();
+        LocalFlinkCluster cluster = new LocalFlinkCluster(options, out, classPath, rest);
+        try {
+            cluster.writeConfig(freePort());
+            cluster.startJobManager();
+            cluster.startTaskManager();
+            cluster.awaitTaskManager(Duration.ofMinutes(3));
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+        return cluster;
+    }
+
+    /** The REST endpoint, e.g. {@code http://127.0.0.1:8081}. */
+    URI restUri() {
+        return URI.create("http://127.0.0.1:" + restPort);
+    }
+
+    /** Completes with the exit status the cluster ends with: 1 when its job manager died. */
+    CompletableFuture<Integer> stopped() {
+        return stopped;
+    }
+
+    /** Flink's jars in {@code lib}, which must hold its runtime and nothing of Sluice. */
+    static List<String> classPath(Path lib) {
+        List<String> jars;
+        try (Stream<Path> files = Files.list(lib)) {
+            jars =
+                    files.filter(f -> f.getFileName().toString().endsWith(".jar"))
+                            .map(f -> f.toAbsolutePath().toString())
+                            .sorted()
+                            .toList();
+        } catch (IOException e) {
+            throw new IllegalArgumentException(
+                    "--flink-lib: cannot list " + lib + " (" + e.getMessage() + ")", e);
+        }
+        if (jars.stream()
+                .noneMatch(j -> Path.of(j).getFileName().toString().startsWith("flink-runtime-"))) {
+            throw new IllegalArgumentException(
+                    "--flink-lib: "
+                            + lib
+                            + " holds no flink-runtime jar; ./mvnw package builds it in"
+                            + " cluster/target/flink-lib");
+        }
+        if (jars.stream().anyMatch(j -> Path.of(j).getFileName().toString().startsWith("sluice"))) {
+            throw new IllegalArgumentException(
+                    "--flink-lib: "
+                            + lib
+                            + " holds a Sluice jar: jobs must reach the cluster as a job jar");
+        }
+        return jars;
+    }
+
+    private void writeConfig(int rpcPort) throws IOException {
+        Files.createDirectories(conf);
+        Files.createDirectories(logs);
+        // Flink's optional file systems, none by default (an s3: lake would need the S3 plugin
+        // here and the cluster's s3.* settings).
+        Files.createDirectories(plugins);
+        Path tmp = Files.createDirectories(options.dir().resolve("tmp")).toAbsolutePath();
+        String yaml =
+                """
+                # Written by `sluice cluster`: a standalone session cluster on this machine.
+                jobmanager.rpc.address: 127.0.0.1
+                jobmanager.rpc.port: %d
+                jobmanager.bind-host: 127.0.0.1
+                jobmanager.memory.process.size: %s
+                taskmanager.host: 127.0.0.1
+                taskmanager.bind-host: 127.0.0.1
+                taskmanager.memory.process.size: %s
+                # The jobs keep their state on the heap (hashmap): little managed memory.
+                taskmanager.memory.managed.fraction: 0.1
+                taskmanager.numberOfTaskSlots: %d
+                parallelism.default: %d
+                # The REST API (and web UI) on this machine only: it runs any jar it is sent.
+                rest.address: 127.0.0.1
+                rest.bind-address: 127.0.0.1
+                rest.port: %d
+                # The shaded job jar is larger than the default limit of 100 MiB.
+                rest.server.max-content-length: 536870912
+                web.tmpdir: %s
+                io.tmp.dirs: %s
+                # A lost task manager is noticed within seconds (its heartbeat RPCs fail) ...
+                heartbeat.interval: 1000
+                heartbeat.timeout: 20000
+                # ... and each job is restarted from its latest checkpoint; a restart waits up to
+                # slot.request.timeout for a task manager to offer slots, such as the new one
+                # started when the old one died.
+                restart-strategy.type: exponential-delay
+                restart-strategy.exponential-delay.initial-backoff: 1s
+                restart-strategy.exponential-delay.max-backoff: 10s
+                slot.request.timeout: 300000
+                """
+                        .formatted(
+                                rpcPort,
+                                options.jobManagerMemory(),
+                                options.taskManagerMemory(),
+                                options.slots(),
+                                options.parallelism(),
+                                restPort,
+                                tmp,
+                                tmp);
+        Files.writeString(conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME), yaml);
+        Files.writeString(
+                conf.resolve("log4j.properties"),
+                """
+                rootLogger.level = INFO
+                rootLogger.appenderRef.file.ref = MainAppender
+                appender.main.name = MainAppender
+                appender.main.type = File
+                appender.main.append = false
+                appender.main.fileName = ${sys:log.file}
+                appender.main.layout.type = PatternLayout
+                appender.main.layout.pattern = %d{yyyy-MM-dd HH:mm:ss,SSS} %-5p %-60c %x - %m%n
+                logger.kafka.name = org.apache.kafka
+                logger.kafka.level = WARN
+                """);
+        out.println("config: " + conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME));
+        out.flush();
+    }
+
+    private Configuration flinkConfig() {
+        return GlobalConfiguration.loadConfiguration(conf.toString());
+    }
+
+    private synchronized void startJobManager() throws IOException {
+        // The JVM flags and memory settings Flink's scripts compute (BashJavaUtils).
+        Configuration config = flinkConfig();
+        JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfig(config);
+        List<String> jvm = split(JobManagerProcessUtils.generateJvmParametersStr(spec, config));
+        List<String> dynamic = split(JobManagerProcessUtils.generateDynamicConfigsStr(spec));
+        jobManager = launch("jobmanager", JOB_MANAGER, jvm, dynamic);
+        out.printf(
+                "jobmanager: pid %d, log %s%n", jobManager.pid(), logs.resolve("jobmanager.log"));
+        out.flush();
+        jobManager.onExit().thenAccept(this::jobManagerExited);
+    }
+
+    private synchronized void startTaskManager() throws IOException {
+        Configuration config = flinkConfig();
+        TaskExecutorProcessSpec spec = TaskExecutorProcessUtils.processSpecFromConfig(config);
+        List<String> jvm = split(ProcessMemoryUtils.generateJvmParametersStr(spec));
+        List<String> dynamic = split(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec));
+        int n = ++taskManagers;
+        String name = "taskmanager-" + n;
+        Process tm = launch(name, TASK_MANAGER, jvm, dynamic);
+        taskManager = tm;
+        long started = System.nanoTime();
+        out.printf("taskmanager %d: pid %d, log %s%n", n, tm.pid(), logs.resolve(name + ".log"));
+        out.flush();
+        tm.onExit().thenAccept(p -> taskManagerExited(n, p, started));
+    }
+
+    private Process launch(String name, String mainClass, List<String> jvm, List<String> dynamic)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvm);
+        command.addAll(JAVA_OPENS);
+        command.add("-Dlog.file=" + logs.resolve(name + ".log").toAbsolutePath());
+        command.add(
+                "-Dlog4j.configurationFile=file:"
+                        + conf.resolve("log4j.properties").toAbsolutePath());
+        command.add("-cp");
+        command.add(String.join(java.io.File.pathSeparator, classPath));
+        command.add(mainClass);
+        command.add("--configDir");
+        command.add(conf.toAbsolutePath().toString());
+        command.addAll(dynamic);
+        ProcessBuilder builder =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(logs.resolve(name + ".out").toFile());
+        builder.environment().put("FLINK_CONF_DIR", conf.toAbsolutePath().toString());
+        builder.environment().put("FLINK_PLUGINS_DIR", plugins.toString());
+        return builder.start();
+    }
+
+    private void awaitTaskManager(Duration timeout) throws IOException, InterruptedException {
+        FlinkRest rest = new FlinkRest(restUri());
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (!jobManager.isAlive() || !taskManager.isAlive()) {
+                throw new IOException(
+                        "the "
+                                + (jobManager.isAlive() ? "task" : "job")
+                                + " manager exited during start-up; see its log in "
+                                + logs);
+            }
+            try {
+                if (rest.get("/taskmanagers").path("taskmanagers").size() > 0) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // the REST endpoint is not up yet
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException(
+                        "no task manager registered within "
+                                + timeout
+                                + "; see the logs in "
+                                + logs);
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private void taskManagerExited(int n, Process p, long started) {
+        if (stopping) {
+            return;
+        }
+        Duration lived = Duration.ofNanos(System.nanoTime() - started);
+        out.printf(
+                "taskmanager %d (pid %d) exited with status %d after %ds%n",
+                n, p.pid(), p.exitValue(), lived.toSeconds());
+        out.flush();
+        if (lived.compareTo(CRASH_LOOP) < 0) {
+            out.printf(
+                    "taskmanager %d died within %ds of its start: not starting another; see %s%n",
+                    n, CRASH_LOOP.toSeconds(), logs.resolve("taskmanager-" + n + ".log"));
+            out.flush();
+            stop(1);
+            return;
+        }
+        try {
+            startTaskManager();
+        } catch (IOException | RuntimeException e) {
+            out.println("cannot start a new task manager: " + e);
+            out.flush();
+            stop(1);
+        }
+    }
+
+    private void jobManagerExited(Process p) {
+        if (stopping) {
+            return;
+        }
+        out.printf(
+                "jobmanager (pid %d) exited with status %d; see %s%n",
+                p.pid(), p.exitValue(), logs.resolve("jobmanager.log"));
+        out.flush();
+        stop(1);
+    }
+
+    private void stop(int status) {
+        shutDown();
+        stopped.complete(status);
+    }
+
+    /** Stops the job and task managers: SIGTERM, and SIGKILL after 30 seconds. */
+    @Override
+    public void close() {
+        shutDown();
+        stopped.complete(0);
+    }
+
+    private void shutDown() {
+        List<Process> running = new ArrayList<>();
+        synchronized (this) {
+            stopping = true;
+            Stream.of(taskManager, jobManager).filter(p -> p != null).forEach(running::add);
+        }
+        running.forEach(Process::destroy);
+        for (Process p : running) {
+            try {
+                if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor();
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static List<String> split(String flags) {
+        return Arrays.stream(flags.strip().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
