@@ -10,6 +10,10 @@ import io.sluice.lake.LandingScan;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -38,6 +42,8 @@ final class CompactCommand implements Callable<Integer> {
     @Mixin ConfigFile config;
 
     @Mixin HourRange range;
+
+    @Mixin TargetOption target;
 
     @Option(
             names = "--force",
@@ -71,8 +77,12 @@ final class CompactCommand implements Callable<Integer> {
                         force,
                         continuous,
                         duration("--interval", interval));
+        FlinkTarget where = target.parse();
         SluiceConfig cfg = config.load();
         PrintWriter out = spec.commandLine().getOut();
+        if (!where.local()) {
+            return continuous ? RemoteJob.run(where, spec, false) : onCluster(where, cfg, out);
+        }
         int overdue = reportOverdue(cfg, System.currentTimeMillis(), out);
         if (continuous) {
             // The job keeps no state of its own; resuming only spares its trigger a restart.
@@ -89,12 +99,59 @@ final class CompactCommand implements Callable<Integer> {
             return 0;
         }
         StreamExecutionEnvironment env = Jobs.environment(cfg, "compact");
+        if (spec.root().userObject() instanceof Main.JobCommands) {
+            // Run by FlinkEntry in a cluster, whose job client cannot stream results back to this
+            // main: the job runs detached, and `compact --target` reports from the warehouse.
+            CompactJob.define(env, cfg, options).sinkTo(new DiscardingSink<>()).name("results");
+            env.execute("sluice-compact");
+            return 0;
+        }
         int code =
                 report(
                         CompactJob.define(env, cfg, options),
                         CompactJob.pendingHours(cfg, options),
                         out);
         return code == 0 && strict && overdue > 0 ? 1 : code;
+    }
+
+    /**
+     * A range run on a cluster ({@code --target}): submits the job, waits for it to end, and
+     * reports from the warehouse which of the hours that were pending are still stale (failed).
+     */
+    private int onCluster(FlinkTarget where, SluiceConfig cfg, PrintWriter out) throws Exception {
+        int overdue = reportOverdue(cfg, System.currentTimeMillis(), out);
+        Set<String> before = pending(cfg, force);
+        int code = RemoteJob.run(where, spec, true);
+        Set<String> failed = new TreeSet<>(pending(cfg, false));
+        failed.retainAll(before);
+        for (String hour : failed) {
+            out.printf(
+                    "%s: FAILED: still stale after the job (see the task manager's log)%n", hour);
+        }
+        out.printf(
+                "compact: %d hours compacted on the cluster, %d failed; every other complete hour"
+                        + " in range was already up to date%n",
+                before.size() - failed.size(), failed.size());
+        out.flush();
+        if (code != 0 || !failed.isEmpty()) {
+            return 1;
+        }
+        return strict && overdue > 0 ? 1 : 0;
+    }
+
+    /** The hours a range run would compact now, as {@code table dt=…/hr=…}. */
+    private Set<String> pending(SluiceConfig cfg, boolean force) throws IOException {
+        // As CompactJob.Options gives them to the job's planner.
+        Optional<Long> from = range.from().map(i -> HourPartitioner.hourStart(i.toEpochMilli()));
+        Optional<Long> to = range.to().map(Instant::toEpochMilli);
+        Set<String> hours = new TreeSet<>();
+        for (TableConfig t : cfg.tables()) {
+            for (String partition :
+                    new HourCompactor(t, cfg.rootUri(), 1).pending(from, to, force)) {
+                hours.add(t.name() + " " + partition);
+            }
+        }
+        return hours;
     }
 
     /**

@@ -106,6 +106,11 @@ final class FeaturesCommand extends StreamingJobCommand {
             }
             return super.call();
         }
+        if (!target.parse().local()) {
+            throw new IllegalArgumentException(
+                    "--target cannot be used with --backfill: a backfill runs as a batch job in"
+                            + " this process; --target is for the streaming job");
+        }
         if (bounded) {
             throw new IllegalArgumentException(
                     "--bounded cannot be used with --backfill: a backfill reads the warehouse"

@@ -51,6 +51,11 @@ record FlinkTarget(String host, int port, Integer parallelism) {
         return host.isEmpty();
     }
 
+    /** The REST endpoint of a remote cluster, e.g. {@code http://jobmanager:8081}. */
+    java.net.URI restUri() {
+        return java.net.URI.create("http://" + host + ":" + port);
+    }
+
     Supplier<StreamExecutionEnvironment> environment() {
         if (local()) {
             // In a FlinkDeployment's application mode this is the cluster's environment, with

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,6 +28,8 @@ abstract class StreamingJobCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Mixin ConfigFile config;
+
+    @Mixin TargetOption target;
 
     @Option(
             names = "--bounded",
@@ -90,6 +93,18 @@ abstract class StreamingJobCommand implements Callable<Integer> {
             throw new IllegalArgumentException(
                     "--parallelism must be at least 1, got " + parallelism);
         }
+        FlinkTarget where = target.parse();
+        if (!where.local()) {
+            // Checked here, so that a mistake is reported before anything is uploaded; the job
+            // manager decides where the state comes from, as this process would.
+            checkOptions();
+            SluiceConfig remote = adjust(config.load());
+            int exit = RemoteJob.run(where, spec, bounded);
+            if (bounded && exit == 0) {
+                afterBoundedRun(remote);
+            }
+            return exit;
+        }
         SluiceConfig cfg = adjust(config.load());
         StartPoint start = startPoint(cfg);
         spec.commandLine().getErr().printf("sluice %s: starting %s%n", job(), start.description());
@@ -99,8 +114,10 @@ abstract class StreamingJobCommand implements Callable<Integer> {
             env.setParallelism(parallelism);
         }
         define(env, cfg, bounded);
-        env.execute("sluice-" + job());
-        if (bounded) {
+        JobExecutionResult result = env.execute("sluice-" + job());
+        // Submitted through a cluster's REST API (FlinkEntry), the job runs detached and execute()
+        // returns at once; the client that submitted it waits for the end and runs this step.
+        if (bounded && result.isJobExecutionResult()) {
             afterBoundedRun(cfg);
         }
         return 0;
@@ -111,16 +128,7 @@ abstract class StreamingJobCommand implements Callable<Integer> {
 
     /** Decides where the job's state comes from, and cleans up what no start will need again. */
     StartPoint startPoint(SluiceConfig cfg) throws IOException {
-        if (fromSavepoint != null && fresh) {
-            throw new IllegalArgumentException(
-                    "--fresh and --from-savepoint exclude each other: choose one");
-        }
-        if (bounded && fromSavepoint != null) {
-            throw new IllegalArgumentException(
-                    "--bounded cannot restore --from-savepoint: a restored Kafka split keeps the"
-                            + " end offset of the run that saved it (none, for a job that runs"
-                            + " forever), so the bounded run would never end");
-        }
+        checkOptions();
         if (fromSavepoint != null) {
             return StartPoint.savepoint(fromSavepoint);
         }
@@ -157,6 +165,20 @@ abstract class StreamingJobCommand implements Callable<Integer> {
             retained.removeAllBut(latest.map(RetainedCheckpoints.Checkpoint::jobDir));
         }
         return StartPoint.FRESH;
+    }
+
+    /** Fails on options that exclude each other. */
+    void checkOptions() {
+        if (fromSavepoint != null && fresh) {
+            throw new IllegalArgumentException(
+                    "--fresh and --from-savepoint exclude each other: choose one");
+        }
+        if (bounded && fromSavepoint != null) {
+            throw new IllegalArgumentException(
+                    "--bounded cannot restore --from-savepoint: a restored Kafka split keeps the"
+                            + " end offset of the run that saved it (none, for a job that runs"
+                            + " forever), so the bounded run would never end");
+        }
     }
 
     /** How to start without state over existing output, and what it costs, for a message. */

@@ -90,6 +90,59 @@ class MainTest {
     }
 
     @Test
+    void shouldNameTheTargetWhenItIsNoFlinkRestEndpoint(@TempDir Path dir) throws Exception {
+        for (String command : new String[] {"ingest", "features", "compact"}) {
+            assertThat(refused(command, "--config", "unused.yaml", "--target", "jobmanager"))
+                    .contains("--target", "HOST:PORT", "'jobmanager'");
+            assertThat(refused(command, "--config", "unused.yaml", "--target", "host:99999"))
+                    .contains("--target", "'host:99999'");
+        }
+        Path yaml = dir.resolve("sluice.yaml");
+        ReferenceConfig.writeInto(dir, "localhost:9092");
+        assertThat(
+                        refused(
+                                "features",
+                                "--config",
+                                yaml.toString(),
+                                "--backfill",
+                                "--from",
+                                "2026-11-21T00",
+                                "--to",
+                                "2026-11-21T01",
+                                "--target",
+                                "localhost:8081"))
+                .contains("--target cannot be used with --backfill");
+        String old = System.getProperty(RemoteJob.JAR_PROPERTY);
+        try {
+            System.setProperty(RemoteJob.JAR_PROPERTY, dir.resolve("none.jar").toString());
+            assertThat(refused("ingest", "--config", yaml.toString(), "--target", "localhost:1"))
+                    .contains("--target: no job jar to submit at", "none.jar");
+            Path jar = Files.writeString(dir.resolve("sluice.jar"), "not really a jar");
+            System.setProperty(RemoteJob.JAR_PROPERTY, jar.toString());
+            int closed;
+            try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+                closed = socket.getLocalPort();
+            }
+            assertThat(
+                            refused(
+                                    "ingest",
+                                    "--config",
+                                    yaml.toString(),
+                                    "--target",
+                                    "127.0.0.1:" + closed))
+                    .contains(
+                            "--target: no Flink REST endpoint answers at http://127.0.0.1:"
+                                    + closed);
+        } finally {
+            if (old == null) {
+                System.clearProperty(RemoteJob.JAR_PROPERTY);
+            } else {
+                System.setProperty(RemoteJob.JAR_PROPERTY, old);
+            }
+        }
+    }
+
+    @Test
     void shouldNameTheClusterOptionThatIsBadBeforeStartingAnything(@TempDir Path dir)
             throws Exception {
         Path flink = dir.resolve("flink");
