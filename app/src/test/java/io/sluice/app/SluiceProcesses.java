@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * Sluice commands run as child JVMs, the way a user or a container runs them ({@code java -cp …
  * io.sluice.app.Main <command>}), each with its output in a log file, so that a test can kill one
- * with SIGKILL. Every process still running after a test is killed.
+ * with SIGKILL. Every process still running after a test is killed, with the processes it started.
  */
 final class SluiceProcesses implements AfterEachCallback {
 
@@ -42,9 +42,16 @@ final class SluiceProcesses implements AfterEachCallback {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx" + heap);
-        String plugins = System.getProperty(LakeFileSystem.PLUGINS_DIR_PROPERTY);
-        if (plugins != null) {
-            command.add("-D" + LakeFileSystem.PLUGINS_DIR_PROPERTY + "=" + plugins);
+        // Where the build put the S3 plugin, Flink's jars (sluice cluster) and the job jar.
+        for (String property :
+                List.of(
+                        LakeFileSystem.PLUGINS_DIR_PROPERTY,
+                        LocalFlinkCluster.LIB_PROPERTY,
+                        RemoteJob.JAR_PROPERTY)) {
+            String value = System.getProperty(property);
+            if (value != null) {
+                command.add("-D" + property + "=" + value);
+            }
         }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
@@ -61,6 +68,8 @@ final class SluiceProcesses implements AfterEachCallback {
     @Override
     public void afterEach(ExtensionContext context) throws InterruptedException {
         for (Process p : started) {
+            // The processes a command started (sluice cluster's job and task managers) first.
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
         started.clear();
