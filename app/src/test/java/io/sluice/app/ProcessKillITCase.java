@@ -1,5 +1,7 @@
 package io.sluice.app;
 
+import static io.sluice.app.StreamingRuns.landedIds;
+import static io.sluice.app.StreamingRuns.validIds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.app.SluiceProcesses.Child;
@@ -9,8 +11,6 @@ import io.sluice.event.DeadLetterSerializer;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
-import io.sluice.generate.Generator;
-import io.sluice.generate.GeneratorOptions;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFileSystem;
 import io.sluice.lake.LandingScan;
@@ -20,7 +20,6 @@ import io.sluice.schemas.Schemas;
 import io.sluice.testing.Await;
 import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;
-import io.sluice.testing.Topics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -34,17 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,7 +74,7 @@ class ProcessKillITCase {
     void killedJobsResumeFromTheirCheckpointsAndLoseOrDuplicateNothing() throws Exception {
         ReferenceConfig.writeInto(dir, KAFKA.bootstrap());
         checkpointRoot = dir.resolve("_flink");
-        Path yaml = fasten(dir.resolve("sluice.yaml"));
+        Path yaml = StreamingRuns.fasten(dir.resolve("sluice.yaml"));
         SluiceConfig config = SluiceConfig.load(yaml);
         List<GeneratedRecord> generated = Expected.stream(config, 12_000, 17);
         // Both jobs run side by side, as deployed; each is killed at its own moment.
@@ -108,7 +97,9 @@ class ProcessKillITCase {
                                 Await.until(
                                         "the features job consumed every record",
                                         TIMEOUT,
-                                        () -> consumedAll(config)));
+                                        () ->
+                                                StreamingRuns.consumedAll(
+                                                        KAFKA.bootstrap(), config, 2)));
         assertThat(runDirs("ingest"))
                 .as("runs' checkpoint directories: the restored run's and the last one's")
                 .hasSizeLessThanOrEqualTo(2);
@@ -131,7 +122,7 @@ class ProcessKillITCase {
         Map<String, String> all = new HashMap<>(System.getenv());
         all.putAll(env);
         ReferenceConfig.writeInto(dir, KAFKA.bootstrap(), server, all);
-        Path yaml = fasten(dir.resolve("sluice.yaml"));
+        Path yaml = StreamingRuns.fasten(dir.resolve("sluice.yaml"));
         SluiceConfig config =
                 SluiceConfig.load(yaml, name -> Schemas.current(name).orElse(null), all);
         LakeFileSystem.initialize(config.storage(), all);
@@ -182,19 +173,6 @@ class ProcessKillITCase {
     }
 
     /**
-     * Checkpoints every second, and every table's hours due 15 minutes after their end, so that the
-     * ticks {@link #catchUp} sends complete every hour before the current one.
-     */
-    private static Path fasten(Path yaml) throws IOException {
-        Files.writeString(
-                yaml,
-                Files.readString(yaml)
-                        .replace("interval: 10s", "interval: 1s")
-                        .replace("allowed_lateness: 1h", "allowed_lateness: 15m"));
-        return yaml;
-    }
-
-    /**
      * Creates the tables' topics (two partitions each) and sends {@code records} at 250 a second
      * while {@code kills} runs, then waits until all are sent.
      */
@@ -203,27 +181,10 @@ class ProcessKillITCase {
         for (TableConfig t : config.tables()) {
             KAFKA.broker().createTopics(2, t.topic(), DeadLetterSerializer.topicFor(t.topic()));
         }
-        ScheduledExecutorService producer = Executors.newSingleThreadScheduledExecutor();
-        AtomicInteger sent = new AtomicInteger();
-        try (KafkaProducer<byte[], byte[]> kafka = Topics.producer(KAFKA.bootstrap())) {
-            producer.scheduleAtFixedRate(
-                    () -> {
-                        int from = sent.get();
-                        int to = Math.min(records.size(), from + 5);
-                        for (GeneratedRecord r : records.subList(from, to)) {
-                            kafka.send(new ProducerRecord<>(r.topic(), r.key(), r.value()));
-                        }
-                        kafka.flush();
-                        sent.set(to);
-                    },
-                    0,
-                    20,
-                    TimeUnit.MILLISECONDS);
+        try (StreamingRuns.Producer producer =
+                new StreamingRuns.Producer(KAFKA.bootstrap(), records, 5)) {
             kills.run();
-            Await.until(
-                    "the producer sent everything", TIMEOUT, () -> sent.get() == records.size());
-        } finally {
-            producer.shutdownNow();
+            Await.until("the producer sent everything", TIMEOUT, producer::done);
         }
     }
 
@@ -247,9 +208,9 @@ class ProcessKillITCase {
             Step beforeTheKill)
             throws Exception {
         long tickHour = java.time.Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli();
-        List<GeneratedRecord> ticks = ticks(config, tickHour + 20 * 60_000L, 98);
-        List<GeneratedRecord> moreTicks = ticks(config, tickHour + 22 * 60_000L, 99);
-        send(ticks);
+        List<GeneratedRecord> ticks = StreamingRuns.ticks(config, tickHour + 20 * 60_000L, 98);
+        List<GeneratedRecord> moreTicks = StreamingRuns.ticks(config, tickHour + 22 * 60_000L, 99);
+        StreamingRuns.sendToBothPartitions(KAFKA.bootstrap(), ticks);
         List<GeneratedRecord> all = new ArrayList<>(generated);
         all.addAll(ticks);
         all.addAll(moreTicks);
@@ -267,7 +228,7 @@ class ProcessKillITCase {
                     TIMEOUT,
                     () -> landedIds(raw).containsAll(first));
         }
-        send(moreTicks);
+        StreamingRuns.sendToBothPartitions(KAFKA.bootstrap(), moreTicks);
         for (TableConfig t : config.tables()) {
             Path raw = rawDir.apply(t.name());
             Set<String> valid = validIds(all, t.name());
@@ -278,11 +239,11 @@ class ProcessKillITCase {
             Await.until(
                     t.name() + ": every complete hour has its manifest",
                     TIMEOUT,
-                    () -> published(raw, tickHour));
+                    () -> StreamingRuns.published(raw, tickHour));
             assertThat(landedIds(raw))
                     .as(t.name() + ": every valid id landed exactly once")
                     .containsExactlyInAnyOrderElementsOf(valid);
-            for (LandingScan.Hour h : hours(raw)) {
+            for (LandingScan.Hour h : StreamingRuns.hours(raw)) {
                 assertThat(h.leftovers())
                         .as(t.name() + " " + h.partition() + ": files earlier runs left")
                         .allMatch(f -> f.getModificationTime() >= lastStart - 1_000);
@@ -294,73 +255,6 @@ class ProcessKillITCase {
             child.kill();
         }
         return all;
-    }
-
-    /** Sends each record to both partitions of its topic: the copies are duplicates of one id. */
-    private static void send(List<GeneratedRecord> records) {
-        try (KafkaProducer<byte[], byte[]> kafka = Topics.producer(KAFKA.bootstrap())) {
-            for (GeneratedRecord r : records) {
-                for (int partition = 0; partition < 2; partition++) {
-                    kafka.send(new ProducerRecord<>(r.topic(), partition, r.key(), r.value()));
-                }
-            }
-        }
-    }
-
-    /** A few valid records of every table in the minute from {@code at}, with ids of their own. */
-    private static List<GeneratedRecord> ticks(SluiceConfig config, long at, long seed) {
-        List<GeneratedRecord> ticks = new ArrayList<>();
-        for (TableConfig t : config.tables()) {
-            new Generator(
-                            List.of(t),
-                            GeneratorOptions.defaults(3, seed)
-                                    .withStart(java.time.Instant.ofEpochMilli(at))
-                                    .withSpan(Duration.ofMinutes(1))
-                                    .withRates(0, 0, 0))
-                    .run(ticks::add);
-        }
-        return ticks;
-    }
-
-    private static List<LandingScan.Hour> hours(Path raw) {
-        try {
-            return LandingScan.scan(new org.apache.flink.core.fs.Path(raw.toUri()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Whether every hour before {@code openHour} has a manifest covering its files. */
-    private static boolean published(Path raw, long openHour) {
-        return hours(raw).stream()
-                .filter(h -> h.hourStart() < openHour)
-                .noneMatch(LandingScan.Hour::unpublished);
-    }
-
-    /** Whether every features job consumer group has committed the end of its topic. */
-    private static boolean consumedAll(SluiceConfig config) {
-        Map<String, Object> props = Map.of("bootstrap.servers", KAFKA.bootstrap());
-        try (Admin admin = Admin.create(props)) {
-            for (var view : config.featureViews()) {
-                String topic = config.table(view.source()).orElseThrow().topic();
-                String group = config.kafka().group() + "-features-" + view.name();
-                Map<TopicPartition, OffsetAndMetadata> committed =
-                        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-                for (int p = 0; p < 2; p++) {
-                    latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-                }
-                for (var end : admin.listOffsets(latest).all().get().entrySet()) {
-                    OffsetAndMetadata c = committed.get(end.getKey());
-                    if (c == null || c.offset() < end.getValue().offset()) {
-                        return false;
-                    }
-                }
-            }
-            return true;
-        } catch (Exception notYet) {
-            return false;
-        }
     }
 
     private void killDuringStartUp(Path yaml) throws Exception {
@@ -456,20 +350,6 @@ class ProcessKillITCase {
                 yaml.toString(),
                 "--parallelism",
                 "2");
-    }
-
-    private List<String> landedIds(Path raw) {
-        return Landing.rows(raw).stream().map(r -> r.record().get("event_id").toString()).toList();
-    }
-
-    private static Set<String> validIds(List<GeneratedRecord> generated, String table) {
-        Set<String> ids = new HashSet<>();
-        for (GeneratedRecord r : generated) {
-            if (r.table().equals(table) && r.kind() != GeneratedRecord.Kind.INVALID) {
-                ids.add(r.eventId());
-            }
-        }
-        return ids;
     }
 
     private Path checkpoints(String job) {
