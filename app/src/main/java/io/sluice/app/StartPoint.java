@@ -10,18 +10,24 @@ import org.apache.flink.core.execution.RecoveryClaimMode;
  * @param path a checkpoint or savepoint to restore, or null to start without state
  * @param claim whether the job takes the checkpoint over (and deletes it once subsumed): yes for
  *     the job's own retained checkpoints, no for a savepoint a user keeps
+ * @param dropUnclaimed whether state of operators the job no longer has is dropped instead of
+ *     failing the restore ({@code --allow-non-restored-state})
  * @param description how the start is reported, e.g. "from the retained checkpoint …"
  */
-record StartPoint(String path, boolean claim, String description) {
+record StartPoint(String path, boolean claim, boolean dropUnclaimed, String description) {
 
-    static final StartPoint FRESH = new StartPoint(null, false, "without state");
+    static final StartPoint FRESH = new StartPoint(null, false, false, "without state");
 
     static StartPoint checkpoint(String path) {
-        return new StartPoint(path, true, "from the retained checkpoint " + path);
+        return new StartPoint(path, true, false, "from the retained checkpoint " + path);
     }
 
     static StartPoint savepoint(String path) {
-        return new StartPoint(path, false, "from the savepoint or checkpoint " + path);
+        return new StartPoint(path, false, false, "from the savepoint or checkpoint " + path);
+    }
+
+    StartPoint droppingUnclaimedState() {
+        return new StartPoint(path, claim, true, description);
     }
 
     boolean restores() {
@@ -34,6 +40,9 @@ record StartPoint(String path, boolean claim, String description) {
             conf.set(
                     StateRecoveryOptions.RESTORE_MODE,
                     claim ? RecoveryClaimMode.CLAIM : RecoveryClaimMode.NO_CLAIM);
+        }
+        if (dropUnclaimed) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
         }
     }
 }

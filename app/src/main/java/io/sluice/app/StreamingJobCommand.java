@@ -45,6 +45,13 @@ abstract class StreamingJobCommand implements Callable<Integer> {
     String fromSavepoint;
 
     @Option(
+            names = "--allow-non-restored-state",
+            description =
+                    "Restore even if the savepoint or checkpoint holds state of an operator this"
+                            + " job no longer has (a removed table or view), dropping that state.")
+    boolean allowNonRestoredState;
+
+    @Option(
             names = "--fresh",
             description =
                     "Start without state even if an earlier run left a checkpoint or output. The"
@@ -99,6 +106,13 @@ abstract class StreamingJobCommand implements Callable<Integer> {
             // manager decides where the state comes from, as this process would.
             checkOptions();
             SluiceConfig remote = adjust(config.load());
+            if (fromSavepoint != null) {
+                // The job manager checks it too, but only after the jar is uploaded.
+                StreamExecutionEnvironment env =
+                        Jobs.environment(remote, job(), StartPoint.savepoint(fromSavepoint));
+                define(env, remote, bounded);
+                RestoreCheck.check(env, fromSavepoint, allowNonRestoredState, this::warn);
+            }
             int exit = RemoteJob.run(where, spec, bounded);
             if (bounded && exit == 0) {
                 afterBoundedRun(remote);
@@ -109,11 +123,19 @@ abstract class StreamingJobCommand implements Callable<Integer> {
         StartPoint start = startPoint(cfg);
         spec.commandLine().getErr().printf("sluice %s: starting %s%n", job(), start.description());
         spec.commandLine().getErr().flush();
+        if (allowNonRestoredState) {
+            start = start.droppingUnclaimedState();
+        }
         StreamExecutionEnvironment env = Jobs.environment(cfg, job(), start);
         if (parallelism != null) {
             env.setParallelism(parallelism);
         }
         define(env, cfg, bounded);
+        Optional<String> restoring =
+                start.restores() ? Optional.of(start.path()) : clusterRestorePath();
+        if (restoring.isPresent()) {
+            RestoreCheck.check(env, restoring.get(), allowNonRestoredState, this::warn);
+        }
         JobExecutionResult result = env.execute("sluice-" + job());
         // Submitted through a cluster's REST API (FlinkEntry), the job runs detached and execute()
         // returns at once; the client that submitted it waits for the end and runs this step.
@@ -132,9 +154,13 @@ abstract class StreamingJobCommand implements Callable<Integer> {
         if (fromSavepoint != null) {
             return StartPoint.savepoint(fromSavepoint);
         }
-        if (clusterRestores()) {
+        if (clusterRestorePath().isPresent()) {
             return new StartPoint(
-                    null, false, "from the state the Flink cluster's configuration names");
+                    null,
+                    false,
+                    false,
+                    "from the state the Flink cluster's configuration names: "
+                            + clusterRestorePath().get());
         }
         RetainedCheckpoints retained = new RetainedCheckpoints(Jobs.checkpointDir(cfg, job()));
         // A bounded run reads from the committed offsets and leaves the retained state to the
@@ -194,14 +220,14 @@ abstract class StreamingJobCommand implements Callable<Integer> {
     }
 
     /**
-     * Whether the cluster's own configuration already restores state: the Kubernetes operator sets
+     * The state the cluster's own configuration restores, if any: the Kubernetes operator sets
      * {@code execution.state-recovery.path} for savepoint and last-state upgrades, and that wins.
      */
-    private static boolean clusterRestores() {
+    private static Optional<String> clusterRestorePath() {
         String dir = System.getenv("FLINK_CONF_DIR");
-        return dir != null
-                && GlobalConfiguration.loadConfiguration(dir)
-                        .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
-                        .isPresent();
+        return dir == null
+                ? Optional.empty()
+                : GlobalConfiguration.loadConfiguration(dir)
+                        .getOptional(StateRecoveryOptions.SAVEPOINT_PATH);
     }
 }

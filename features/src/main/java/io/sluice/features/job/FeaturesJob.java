@@ -86,7 +86,7 @@ public final class FeaturesJob {
         SingleOutputStreamOperator<TileUpdate> tiles =
                 accepted.keyBy(e -> e.key)
                         .process(new TileAggregator(def, table.schema(), logTag))
-                        .uid(job + "-tiles")
+                        .uid(tilesUid(def))
                         .name("tiles-" + view.name());
         if (featureLog != null) {
             tiles.getSideOutput(logTag)
@@ -100,6 +100,23 @@ public final class FeaturesJob {
             sink.setParallelism(1);
         }
         return tiles;
+    }
+
+    /**
+     * The uid of a view's tiles operator, {@code features-<view>-tiles-<layout>}. Its state (and
+     * the online store's tiles) keep each event's values of the view's source fields, in first-use
+     * order, per fine tile: {@code layout} is a digest of the tile size and those fields, so a
+     * savepoint restores into a job whose tiles hold the same values, and a change that would
+     * misread them (a feature over a new field, another tile size) leaves the state unclaimed and
+     * the restore refused, naming this uid. A feature added over fields the view already reads, a
+     * new window, or a changed ttl keeps the uid.
+     */
+    public static String tilesUid(ViewDef def) {
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(
+                (def.tileMillis() + "|" + String.join(",", def.fields()))
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return String.format("features-%s-tiles-%08x", def.name(), crc.getValue());
     }
 
     /** The view's job name: its operator uids' prefix and its consumer group's suffix. */
