@@ -98,6 +98,72 @@ final class FlinkRest {
         return send(request).path("jobid").asText();
     }
 
+    /**
+     * Stops a job with a savepoint in {@code directory} ({@code POST /jobs/<id>/stop}, as the Flink
+     * Kubernetes Operator does for a savepoint upgrade) and waits until it is written.
+     *
+     * @param drain whether the sources end first, flushing every window and timer (for a job that
+     *     will not be resumed)
+     * @return the savepoint's location
+     */
+    String stopWithSavepoint(String jobId, String directory, boolean drain, Duration timeout)
+            throws IOException {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("targetDirectory", directory);
+        body.put("drain", drain);
+        String trigger =
+                send(HttpRequest.newBuilder(base.resolve("/jobs/" + jobId + "/stop"))
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                JSON.writeValueAsString(body)))
+                                .build())
+                        .path("request-id")
+                        .asText();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            JsonNode answer = get("/jobs/" + jobId + "/savepoints/" + trigger);
+            if (answer.path("status").path("id").asText().equals("COMPLETED")) {
+                JsonNode operation = answer.path("operation");
+                if (operation.has("failure-cause")) {
+                    throw new IOException(
+                            "the savepoint of job "
+                                    + jobId
+                                    + " failed: "
+                                    + operation
+                                            .path("failure-cause")
+                                            .path("stack-trace")
+                                            .asText("")
+                                            .lines()
+                                            .findFirst()
+                                            .orElse(""));
+                }
+                return operation.path("location").asText();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException(
+                        "job " + jobId + "'s savepoint was not written within " + timeout);
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while job " + jobId + " took a savepoint", e);
+            }
+        }
+    }
+
+    /** The jobs that have not ended, by name ({@code sluice-ingest}, …) to id. */
+    java.util.Map<String, String> runningJobs() throws IOException {
+        java.util.Map<String, String> jobs = new java.util.TreeMap<>();
+        for (JsonNode job : get("/jobs/overview").path("jobs")) {
+            if (!TERMINAL.contains(job.path("state").asText())) {
+                jobs.put(job.path("name").asText(), job.path("jid").asText());
+            }
+        }
+        return jobs;
+    }
+
     /** Deletes an uploaded jar ({@code DELETE /jars/<id>}). */
     void deleteJar(String jarId) throws IOException {
         send(HttpRequest.newBuilder(base.resolve("/jars/" + jarId)).DELETE().build());

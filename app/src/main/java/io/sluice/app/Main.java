@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
             ClusterCommand.class,
             IngestCommand.class,
             CompactCommand.class,
+            StopCommand.class,
             DdlCommand.class,
             DescribeCommand.class,
             FeaturesCommand.class,
