@@ -79,6 +79,9 @@ class ClusterITCase {
                         "cluster",
                         "--port",
                         "0",
+                        // Ingest and features at parallelism 2 after the upgrade, and compact.
+                        "--slots",
+                        "6",
                         "--dir",
                         dir.resolve("flink").toString());
         Await.until("the cluster's REST address", TIMEOUT, () -> printed(cluster, "rest: "));
@@ -92,11 +95,19 @@ class ClusterITCase {
 
         String target = restUri.getHost() + ":" + restUri.getPort();
         for (String job : List.of("ingest", "features")) {
-            assertThat(Main.run(job, "--config", yaml.toString(), "--target", target))
+            assertThat(
+                            Main.run(
+                                    job,
+                                    "--config",
+                                    yaml.toString(),
+                                    "--target",
+                                    target,
+                                    "--parallelism",
+                                    "1"))
                     .as("sluice " + job + " --target")
                     .isZero();
         }
-        Map<String, String> jobs = runningJobs(rest);
+        Map<String, String> jobs = rest.runningJobs();
         phase("jobs submitted");
         assertThat(jobs).containsOnlyKeys("sluice-ingest", "sluice-features");
         for (String id : jobs.values()) {
@@ -147,9 +158,10 @@ class ClusterITCase {
         long secondTaskManagerPid = Long.parseLong(value(cluster, "taskmanager 2: pid (\\d+)"));
         assertThat(taskManagerCount(rest)).as("registered task managers").isEqualTo(1);
         assertFlinkOnly(commandLineClassPath(secondTaskManagerPid), "the new task manager");
-        assertThat(runningJobs(rest)).as("the same jobs, still running").isEqualTo(jobs);
+        assertThat(rest.runningJobs()).as("the same jobs, still running").isEqualTo(jobs);
 
-        List<GeneratedRecord> all = catchUp(config, generated);
+        long tickHour = Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli();
+        List<GeneratedRecord> all = catchUp(config, generated, tickHour, 20);
         phase("landed");
         Await.until(
                 "the features job consumed every record",
@@ -158,6 +170,12 @@ class ClusterITCase {
         long checked = OnlineCheck.exact(config, all);
         phase("online");
         assertThat(checked).isGreaterThan(1_000);
+
+        List<GeneratedRecord> sent = upgrade(yaml, target, rest, all, tickHour);
+        SluiceConfig upgraded = SluiceConfig.load(yaml);
+        checked += OnlineCheck.exact(upgraded, sent);
+        checkFeatureLog(upgraded, sent, tickHour + 20 * 60_000L);
+        phase("upgraded");
 
         // A bounded run on the cluster: compact every complete hour, and wait for it.
         assertThat(Main.run("compact", "--config", yaml.toString(), "--target", target, "--strict"))
@@ -182,11 +200,11 @@ class ClusterITCase {
             compactedRows += compacted.values().stream().mapToLong(Long::longValue).sum();
         }
         System.out.printf(
-                "ClusterITCase: %d records produced (%d ticks), %d valid ids landed once, %d rows"
-                        + " compacted, %d online values checked%n",
+                "ClusterITCase: %d records sent (%d before the task manager was killed), %d valid"
+                        + " ids landed once, %d rows compacted, %d online values checked%n",
+                sent.size(),
                 generated.size(),
-                all.size() - generated.size(),
-                config.tables().stream().mapToLong(t -> validIds(all, t.name()).size()).sum(),
+                config.tables().stream().mapToLong(t -> validIds(sent, t.name()).size()).sum(),
                 compactedRows,
                 checked);
 
@@ -202,17 +220,246 @@ class ClusterITCase {
     }
 
     /**
-     * Sends ticks 20 minutes into the current hour on every partition, which move each source's
-     * watermark past the last generated hour's end plus its allowed lateness, then a second round
-     * once the first has landed (a commit whose barrier has that watermark). Asserts that every
-     * valid id landed exactly once and every complete hour has its manifest; returns every record
-     * sent.
+     * A savepoint upgrade, as the Flink Kubernetes Operator does one ({@code upgradeMode:
+     * savepoint}): {@code sluice stop} stops both jobs with a savepoint; the features job's restore
+     * into a view that reads a new field is refused, naming the view's tiles operator; then both
+     * jobs start from their savepoints from a rebuilt jar at parallelism 2, the features job with a
+     * feature added over a field its view already reads (rewriting {@code yaml}). Records sent
+     * after the upgrade land, count and log like those before. Returns every record sent.
      */
-    private List<GeneratedRecord> catchUp(SluiceConfig config, List<GeneratedRecord> generated)
+    private List<GeneratedRecord> upgrade(
+            Path yaml, String target, FlinkRest rest, List<GeneratedRecord> before, long tickHour)
             throws Exception {
-        long tickHour = Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli();
-        List<GeneratedRecord> ticks = StreamingRuns.ticks(config, tickHour + 20 * 60_000L, 98);
-        List<GeneratedRecord> moreTicks = StreamingRuns.ticks(config, tickHour + 22 * 60_000L, 99);
+        Map<String, String> savepoints = new TreeMap<>();
+        for (String job : List.of("ingest", "features")) {
+            Path dir = this.dir.resolve("savepoints").resolve(job);
+            assertThat(
+                            Main.run(
+                                    "stop",
+                                    "--config",
+                                    yaml.toString(),
+                                    "--target",
+                                    target,
+                                    "--savepoint-dir",
+                                    dir.toUri().toString(),
+                                    job))
+                    .as("sluice stop " + job)
+                    .isZero();
+            try (var listing = java.nio.file.Files.list(dir)) {
+                List<Path> written = listing.toList();
+                assertThat(written).as(job + "'s savepoint").hasSize(1);
+                savepoints.put(job, written.get(0).toString());
+            }
+        }
+        assertThat(rest.runningJobs()).as("jobs left running after sluice stop").isEmpty();
+        phase("stopped with savepoints");
+
+        String text = java.nio.file.Files.readString(yaml);
+        String lastFeature =
+                "      - { name: last_payment_method, agg: last, field: payment_method }\n";
+        assertThat(text).contains(lastFeature);
+        Path newField = this.dir.resolve("new-field.yaml");
+        java.nio.file.Files.writeString(
+                newField,
+                text.replace(
+                        lastFeature,
+                        lastFeature + "      - { name: last_coupon, agg: last, field: coupon }\n"));
+        Child refused =
+                processes.start(
+                        this.dir.resolve("refused.log"),
+                        "features",
+                        "--config",
+                        newField.toString(),
+                        "--target",
+                        target,
+                        "--from-savepoint",
+                        savepoints.get("features"));
+        assertThat(refused.awaitExit(2)).as(refused.output()).isEqualTo(2);
+        assertThat(refused.output())
+                .contains(savepoints.get("features"))
+                .containsPattern("'features-user_purchases-tiles-[0-9a-f]{8}'")
+                .contains("View user_purchases's tile layout changed")
+                .contains("--rebuild")
+                .contains("--allow-non-restored-state");
+        assertThat(rest.runningJobs()).as("nothing submitted for a refused restore").isEmpty();
+
+        java.nio.file.Files.writeString(
+                yaml,
+                text.replace(
+                        lastFeature,
+                        lastFeature
+                                + "      - { name: max_price_1h, agg: max, field: price, window:"
+                                + " 1h }\n"));
+        Path rebuilt = this.dir.resolve("sluice-rebuilt.jar");
+        java.nio.file.Files.copy(RemoteJob.jobJar(), rebuilt);
+        try (var jar = java.nio.file.FileSystems.newFileSystem(rebuilt)) {
+            java.nio.file.Files.writeString(jar.getPath("META-INF", "sluice-rebuilt"), "rebuilt");
+        }
+        String builtJar = System.getProperty(RemoteJob.JAR_PROPERTY);
+        System.setProperty(RemoteJob.JAR_PROPERTY, rebuilt.toString());
+        try {
+            for (String job : List.of("ingest", "features")) {
+                assertThat(
+                                Main.run(
+                                        job,
+                                        "--config",
+                                        yaml.toString(),
+                                        "--target",
+                                        target,
+                                        "--parallelism",
+                                        "2",
+                                        "--from-savepoint",
+                                        savepoints.get(job)))
+                        .as("sluice " + job + " --from-savepoint")
+                        .isZero();
+            }
+        } finally {
+            if (builtJar == null) {
+                System.clearProperty(RemoteJob.JAR_PROPERTY);
+            } else {
+                System.setProperty(RemoteJob.JAR_PROPERTY, builtJar);
+            }
+        }
+        Map<String, String> jobs = rest.runningJobs();
+        assertThat(jobs).containsOnlyKeys("sluice-ingest", "sluice-features");
+        for (var job : jobs.entrySet()) {
+            String id = job.getValue();
+            Await.until(
+                    job.getKey() + " restored from its savepoint",
+                    TIMEOUT,
+                    () -> checkpoints(rest, id).path("restored").path("is_savepoint").asBoolean());
+            String restoredFrom =
+                    checkpoints(rest, id).path("restored").path("external_path").asText();
+            assertThat(restoredFrom)
+                    .as(job.getKey() + " restored from")
+                    .endsWith(
+                            Path.of(savepoints.get(job.getKey().substring("sluice-".length())))
+                                    .getFileName()
+                                    .toString());
+            int widest = 0;
+            for (JsonNode vertex : rest.get("/jobs/" + id).path("vertices")) {
+                widest = Math.max(widest, vertex.path("parallelism").asInt());
+            }
+            assertThat(widest).as(job.getKey() + "'s parallelism after the upgrade").isEqualTo(2);
+        }
+        phase("restored at parallelism 2");
+
+        SluiceConfig upgraded = SluiceConfig.load(yaml);
+        List<GeneratedRecord> after = new ArrayList<>();
+        new io.sluice.generate.Generator(
+                        upgraded.tables(),
+                        io.sluice.generate.GeneratorOptions.defaults(1_500, 43)
+                                .withStart(Instant.ofEpochMilli(tickHour + 23 * 60_000L))
+                                .withSpan(Duration.ofMinutes(3)))
+                .run(after::add);
+        try (StreamingRuns.Producer producer =
+                new StreamingRuns.Producer(KAFKA.bootstrap(), after, 10)) {
+            Await.until("the producer sent everything again", TIMEOUT, producer::done);
+        }
+        List<GeneratedRecord> both = new ArrayList<>(before);
+        both.addAll(after);
+        List<GeneratedRecord> all = catchUp(upgraded, both, tickHour, 28);
+        Await.until(
+                "the upgraded features job consumed every record",
+                TIMEOUT,
+                () -> StreamingRuns.consumedAll(KAFKA.bootstrap(), upgraded, 2));
+        System.out.printf(
+                "ClusterITCase: upgrade: %d records before, %d after; %d valid ids landed once%n",
+                before.size(),
+                after.size(),
+                upgraded.tables().stream().mapToLong(t -> validIds(all, t.name()).size()).sum());
+        return all;
+    }
+
+    /**
+     * The feature log of {@code user_purchases} across the upgrade, read by DuckDB: no row twice,
+     * the newest row of every logged (entity, tile) counts exactly its accepted events, every tile
+     * that starts before {@code complete} is logged, and the feature added by the upgrade is in the
+     * rows logged since, equal to the tile's highest price.
+     */
+    private static void checkFeatureLog(
+            SluiceConfig config, List<GeneratedRecord> all, long complete) {
+        var view =
+                config.featureViews().stream()
+                        .filter(v -> v.name().equals("user_purchases"))
+                        .findFirst()
+                        .orElseThrow();
+        TableConfig table = config.table(view.source()).orElseThrow();
+        long tile = view.tile().toMillis();
+        Map<String, Long> events = new TreeMap<>();
+        Map<String, Double> maxPrice = new TreeMap<>();
+        Expected.events(view, table, all)
+                .forEach(
+                        (entity, list) -> {
+                            for (var e : list) {
+                                String k = entity + "/" + Math.floorDiv(e.ts(), tile) * tile;
+                                events.merge(k, 1L, Long::sum);
+                                Object price = e.values()[0];
+                                if (price != null) {
+                                    maxPrice.merge(k, ((Number) price).doubleValue(), Math::max);
+                                }
+                            }
+                        });
+        String log =
+                "read_parquet('"
+                        + config.tablePath("features", view.name())
+                        + "/*/*/*.parquet', hive_partitioning = true, union_by_name = true)";
+        try (io.sluice.testing.DuckDb duck = new io.sluice.testing.DuckDb()) {
+            assertThat(
+                            duck.rows(
+                                    "select entity, tile_start, version, count(*) as n from "
+                                            + log
+                                            + " group by all having n > 1"))
+                    .as("feature log rows logged twice")
+                    .isEmpty();
+            Map<String, Long> logged = new TreeMap<>();
+            long withNewFeature = 0;
+            for (Map<String, Object> r :
+                    duck.rows(
+                            "select entity, epoch_ms(tile_start) as t,"
+                                    + " arg_max(events, version) as events,"
+                                    + " arg_max(max_price_1h, version) as max_price from "
+                                    + log
+                                    + " group by all")) {
+                String k = r.get("entity") + "/" + r.get("t");
+                logged.put(k, ((Number) r.get("events")).longValue());
+                if (r.get("max_price") != null) {
+                    withNewFeature++;
+                    assertThat(((Number) r.get("max_price")).doubleValue())
+                            .as("max_price_1h of tile " + k)
+                            .isCloseTo(maxPrice.get(k), org.assertj.core.data.Offset.offset(1e-3));
+                }
+            }
+            assertThat(events).as("tiles logged that have no events").containsAllEntriesOf(logged);
+            events.forEach(
+                    (k, n) -> {
+                        long start = Long.parseLong(k.substring(k.lastIndexOf('/') + 1));
+                        if (start + tile <= complete) {
+                            assertThat(logged).as("complete tile " + k).containsEntry(k, n);
+                        }
+                    });
+            assertThat(withNewFeature).as("tiles logged with the new feature").isPositive();
+            System.out.printf(
+                    "ClusterITCase: feature log: %d tiles of user_purchases, %d with"
+                            + " max_price_1h%n",
+                    logged.size(), withNewFeature);
+        }
+    }
+
+    /**
+     * Sends ticks {@code minute} minutes into the hour {@code tickHour} on every partition, which
+     * move each source's watermark past the last generated hour's end plus its allowed lateness,
+     * then a second round once the first has landed (a commit whose barrier has that watermark).
+     * Asserts that every valid id landed exactly once and every complete hour has its manifest;
+     * returns every record sent.
+     */
+    private List<GeneratedRecord> catchUp(
+            SluiceConfig config, List<GeneratedRecord> generated, long tickHour, int minute)
+            throws Exception {
+        List<GeneratedRecord> ticks =
+                StreamingRuns.ticks(config, tickHour + minute * 60_000L, 98 + minute);
+        List<GeneratedRecord> moreTicks =
+                StreamingRuns.ticks(config, tickHour + (minute + 2) * 60_000L, 99 + minute);
         List<GeneratedRecord> all = new ArrayList<>(generated);
         all.addAll(ticks);
         all.addAll(moreTicks);
@@ -242,17 +489,6 @@ class ClusterITCase {
                     .containsExactlyInAnyOrderElementsOf(valid);
         }
         return all;
-    }
-
-    /** The jobs on the cluster that are not finished, by name. */
-    private static Map<String, String> runningJobs(FlinkRest rest) throws IOException {
-        Map<String, String> jobs = new TreeMap<>();
-        for (JsonNode job : rest.get("/jobs/overview").path("jobs")) {
-            if (!FlinkRest.TERMINAL.contains(job.path("state").asText())) {
-                jobs.put(job.path("name").asText(), job.path("jid").asText());
-            }
-        }
-        return jobs;
     }
 
     /** The id of the job's newest completed checkpoint, or 0. */

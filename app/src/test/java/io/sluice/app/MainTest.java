@@ -54,6 +54,7 @@ class MainTest {
                     "cluster",
                     "ingest",
                     "compact",
+                    "stop",
                     "ddl",
                     "describe",
                     "features",
@@ -140,6 +141,44 @@ class MainTest {
                 System.setProperty(RemoteJob.JAR_PROPERTY, old);
             }
         }
+    }
+
+    @Test
+    void shouldNameWhatIsWrongWithAStopOrARestore(@TempDir Path dir) throws Exception {
+        ReferenceConfig.writeInto(dir, "localhost:1");
+        String yaml = dir.resolve("sluice.yaml").toString();
+        assertThat(refused("stop", "--config", yaml, "--target", "127.0.0.1:1", "compactor"))
+                .contains("JOB must be one of ingest, features, compact, got compactor");
+        assertThat(refused("stop", "--config", yaml, "--target", "local", "ingest"))
+                .contains("--target must name a Flink cluster's REST endpoint");
+        assertThat(
+                        refused(
+                                "stop",
+                                "--config",
+                                yaml,
+                                "--target",
+                                "127.0.0.1:1",
+                                "--timeout",
+                                "5",
+                                "ingest"))
+                .contains("--timeout: must be a duration");
+        int closed;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        assertThat(refused("stop", "--config", yaml, "--target", "127.0.0.1:" + closed, "ingest"))
+                .contains("--target: no Flink REST endpoint answers at http://127.0.0.1:" + closed);
+        String missing = dir.resolve("no-such-savepoint").toString();
+        assertThat(
+                        refused(
+                                "features",
+                                "--config",
+                                yaml,
+                                "--from-savepoint",
+                                missing,
+                                "--target",
+                                "127.0.0.1:" + closed))
+                .contains("no savepoint or checkpoint at " + missing);
     }
 
     @Test
