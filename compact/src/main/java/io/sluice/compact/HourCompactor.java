@@ -36,7 +36,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
@@ -233,18 +232,23 @@ public final class HourCompactor {
 
         ExecutorService pool = threads > 1 ? Executors.newFixedThreadPool(threads) : null;
         try {
-            List<SpilledHour.LandingFile> files =
-                    landingFiles(rawHour, JSON.readTree(manifestBytes));
-            long landedRows = files.stream().mapToLong(SpilledHour.LandingFile::rows).sum();
+            List<HourRows.LandingFile> files = landingFiles(rawHour, JSON.readTree(manifestBytes));
+            long landedRows = files.stream().mapToLong(HourRows.LandingFile::rows).sum();
             // Every row costs at least its overhead: an hour sure to exceed the budget is not
             // read into memory first.
             List<HourRows.Row> rows =
                     landedRows * HourRows.ROW_OVERHEAD <= memoryBudget
-                            ? readHour(files, landedRows, pool)
+                            ? InMemoryHour.read(hourRows, files, landedRows, memoryBudget, pool)
                             : null;
             WarehouseManifest manifest;
             if (rows != null) {
-                manifest = publish(partition, sourceDigest, rows.size(), inMemory(rows), pool);
+                manifest =
+                        publish(
+                                partition,
+                                sourceDigest,
+                                rows.size(),
+                                InMemoryHour.buckets(hourRows, table.buckets(), rows),
+                                pool);
             } else {
                 try (SpilledHour spilled = SpilledHour.sort(hourRows, table, files, memoryBudget)) {
                     int[] runs = spilled.runs();
@@ -270,81 +274,20 @@ public final class HourCompactor {
     }
 
     /** The landing manifest's files in name order, which numbers their rows. */
-    private static List<SpilledHour.LandingFile> landingFiles(URI rawHour, JsonNode manifest) {
+    private static List<HourRows.LandingFile> landingFiles(URI rawHour, JsonNode manifest) {
         List<JsonNode> files = new ArrayList<>();
         manifest.path("files").forEach(files::add);
         files.sort(Comparator.comparing(f -> f.path("name").asText()));
-        List<SpilledHour.LandingFile> landing = new ArrayList<>();
+        List<HourRows.LandingFile> landing = new ArrayList<>();
         for (int i = 0; i < files.size(); i++) {
             JsonNode file = files.get(i);
             landing.add(
-                    new SpilledHour.LandingFile(
+                    new HourRows.LandingFile(
                             LakeFiles.resolve(rawHour, file.path("name").asText()),
                             i,
                             file.path("rows").asLong()));
         }
         return landing;
-    }
-
-    /** Thrown by a read that takes the hour's rows over the memory budget. */
-    private static final class OverBudget extends RuntimeException {
-        OverBudget() {
-            super("over the memory budget", null, false, false);
-        }
-    }
-
-    /**
-     * The hour's rows, read on {@code pool}, or null as soon as they take more than the memory
-     * budget (the rows read so far are dropped).
-     */
-    private List<HourRows.Row> readHour(
-            List<SpilledHour.LandingFile> files, long landedRows, ExecutorService pool)
-            throws IOException {
-        AtomicLong held = new AtomicLong();
-        List<Callable<List<HourRows.Row>>> reads = new ArrayList<>();
-        for (SpilledHour.LandingFile file : files) {
-            reads.add(
-                    () -> {
-                        List<HourRows.Row> fileRows =
-                                new ArrayList<>((int) Math.min(file.rows(), 1 << 24));
-                        hourRows.read(
-                                file.uri(),
-                                file.index(),
-                                file.rows(),
-                                row -> {
-                                    if (held.addAndGet(HourRows.footprint(row)) > memoryBudget) {
-                                        throw new OverBudget();
-                                    }
-                                    fileRows.add(row);
-                                });
-                        return fileRows;
-                    });
-        }
-        List<List<HourRows.Row>> read;
-        try {
-            read = runAll(pool, reads);
-        } catch (OverBudget e) {
-            return null;
-        }
-        List<HourRows.Row> rows = new ArrayList<>((int) Math.min(landedRows, 1 << 24));
-        for (List<HourRows.Row> fileRows : read) {
-            rows.addAll(fileRows);
-        }
-        return rows;
-    }
-
-    /** De-duplicates, ranks and buckets the rows of an hour held in memory. */
-    private SortedBuckets inMemory(List<HourRows.Row> rows) {
-        List<HourRows.Row> unique = hourRows.deduplicate(rows);
-        HourRows.rankKeys(unique);
-        List<List<HourRows.Row>> buckets = new ArrayList<>();
-        for (int b = 0; b < table.buckets(); b++) {
-            buckets.add(new ArrayList<>());
-        }
-        for (HourRows.Row row : unique) {
-            buckets.get(row.bucket).add(row);
-        }
-        return SortedBuckets.inMemory(buckets, hourRows);
     }
 
     /**
@@ -463,8 +406,7 @@ public final class HourCompactor {
      * Runs {@code tasks} on {@code pool} (or in order on this thread without one) and returns their
      * results in order; the first failure is rethrown as it was thrown.
      */
-    private static <T> List<T> runAll(ExecutorService pool, List<Callable<T>> tasks)
-            throws IOException {
+    static <T> List<T> runAll(ExecutorService pool, List<Callable<T>> tasks) throws IOException {
         List<T> results = new ArrayList<>(tasks.size());
         try {
             if (pool == null) {

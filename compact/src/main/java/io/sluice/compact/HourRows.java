@@ -86,6 +86,9 @@ final class HourRows {
         this.idReaders = ThreadLocal.withInitial(IdReader::new);
     }
 
+    /** One landing file of an hour, with its place in name order and its rows. */
+    record LandingFile(URI uri, int index, long rows) {}
+
     /** Where {@link #read(URI, int, long, RowSink)} hands each row. */
     interface RowSink {
         void accept(Row row) throws IOException;

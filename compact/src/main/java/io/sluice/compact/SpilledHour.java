@@ -2,7 +2,6 @@ package io.sluice.compact;
 
 import io.sluice.config.TableConfig;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,9 +33,6 @@ import java.util.stream.Stream;
  */
 final class SpilledHour implements SortedBuckets, AutoCloseable {
 
-    /** One landing file of the hour, with its place in name order and its rows. */
-    record LandingFile(URI uri, int index, long rows) {}
-
     static final String DIR_PREFIX = "sluice-compact-spill-";
 
     private final Path dir;
@@ -53,7 +49,7 @@ final class SpilledHour implements SortedBuckets, AutoCloseable {
 
     /** Reads, de-duplicates and sorts {@code files} with at most {@code budget} bytes of rows. */
     static SpilledHour sort(
-            HourRows hourRows, TableConfig table, List<LandingFile> files, long budget)
+            HourRows hourRows, TableConfig table, List<HourRows.LandingFile> files, long budget)
             throws IOException {
         Path dir = Files.createTempDirectory(DIR_PREFIX);
         try {
@@ -71,7 +67,7 @@ final class SpilledHour implements SortedBuckets, AutoCloseable {
             int idRuns;
             try (SortedRuns byId =
                     new SortedRuns(dir, "id", codec, HourRows.ID_HASH_ORDER, 1, row -> 0, budget)) {
-                for (LandingFile file : files) {
+                for (HourRows.LandingFile file : files) {
                     hourRows.read(file.uri(), file.index(), file.rows(), byId::add);
                     sourceRows += file.rows();
                 }

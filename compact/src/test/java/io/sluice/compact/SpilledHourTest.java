@@ -83,13 +83,12 @@ class SpilledHourTest {
         LandingEdits.republish(root, purchases, HOUR);
     }
 
-    private List<SpilledHour.LandingFile> landingFiles() throws IOException {
+    private List<HourRows.LandingFile> landingFiles() throws IOException {
         try (Stream<Path> files = Files.list(LandingEdits.hourDir(root, purchases, HOUR))) {
             List<Path> avro = files.filter(p -> p.toString().endsWith(".avro")).sorted().toList();
-            List<SpilledHour.LandingFile> landing = new ArrayList<>();
+            List<HourRows.LandingFile> landing = new ArrayList<>();
             for (int i = 0; i < avro.size(); i++) {
-                landing.add(
-                        new SpilledHour.LandingFile(avro.get(i).toUri(), i, count(avro.get(i))));
+                landing.add(new HourRows.LandingFile(avro.get(i).toUri(), i, count(avro.get(i))));
             }
             return landing;
         }
@@ -114,7 +113,7 @@ class SpilledHourTest {
 
         // 4 KiB: some 15 rows a run; 64 KiB: some 250; just over the manifest's estimate: read
         // into memory first, then found too large and spilled.
-        long rows = landingFiles().stream().mapToLong(SpilledHour.LandingFile::rows).sum();
+        long rows = landingFiles().stream().mapToLong(HourRows.LandingFile::rows).sum();
         for (long budget : new long[] {4 << 10, 64 << 10, rows * HourRows.ROW_OVERHEAD + 1}) {
             for (int threads : new int[] {1, 3}) {
                 assertThat(compact(budget, threads))
@@ -143,9 +142,9 @@ class SpilledHourTest {
 
     @Test
     void copiesOfOneIdInDifferentRunsKeepTheInMemoryWinner() throws Exception {
-        List<SpilledHour.LandingFile> files = landingFiles();
+        List<HourRows.LandingFile> files = landingFiles();
         try (SpilledHour spilled = SpilledHour.sort(hourRows, purchases, files, 1)) {
-            long rows = files.stream().mapToLong(SpilledHour.LandingFile::rows).sum();
+            long rows = files.stream().mapToLong(HourRows.LandingFile::rows).sum();
             assertThat(spilled.runs()[0]).as("a run per row").isEqualTo((int) rows);
             assertThat(spilled.sourceRows()).isEqualTo(rows);
             assertSameAsInMemory(spilled, files);
@@ -154,7 +153,7 @@ class SpilledHourTest {
 
     @Test
     void oneRunWhenTheBudgetHoldsTheHour() throws Exception {
-        List<SpilledHour.LandingFile> files = landingFiles();
+        List<HourRows.LandingFile> files = landingFiles();
         try (SpilledHour spilled = SpilledHour.sort(hourRows, purchases, files, ALL_IN_MEMORY)) {
             assertThat(spilled.runs()).containsExactly(1, 1);
             assertSameAsInMemory(spilled, files);
@@ -163,7 +162,7 @@ class SpilledHourTest {
 
     @Test
     void manyRunsMergeIntoTheWarehouseOrder() throws Exception {
-        List<SpilledHour.LandingFile> files = landingFiles();
+        List<HourRows.LandingFile> files = landingFiles();
         try (SpilledHour spilled = SpilledHour.sort(hourRows, purchases, files, 32 << 10)) {
             assertThat(spilled.runs()[0]).isGreaterThan(10);
             assertThat(spilled.runs()[1]).isGreaterThan(10);
@@ -221,10 +220,10 @@ class SpilledHourTest {
      * Every bucket holds the rows the in-memory path keeps (compared by their numbers in the hour,
      * which tell copies of one id apart), in its order, with the same count of distinct keys.
      */
-    private void assertSameAsInMemory(SpilledHour spilled, List<SpilledHour.LandingFile> files)
+    private void assertSameAsInMemory(SpilledHour spilled, List<HourRows.LandingFile> files)
             throws IOException {
         List<HourRows.Row> all = new ArrayList<>();
-        for (SpilledHour.LandingFile f : files) {
+        for (HourRows.LandingFile f : files) {
             all.addAll(hourRows.read(f.uri(), f.index(), f.rows()));
         }
         List<HourRows.Row> unique = hourRows.deduplicate(all);
