@@ -1,5 +1,6 @@
 package io.sluice.compact;
 
+import io.sluice.config.CompactConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.lake.HourPartitioner;
@@ -138,7 +139,12 @@ public final class CompactJob {
                 .name("plan stale hours")
                 .setParallelism(1)
                 .keyBy(task -> task.table() + "/" + task.partition())
-                .map(new CompactHours(tables, root.toString(), options.force()))
+                .map(
+                        new CompactHours(
+                                tables,
+                                root.toString(),
+                                options.force(),
+                                config.compact().memoryPercent()))
                 .uid("compact-hours")
                 .name("compact hour");
     }
@@ -206,6 +212,7 @@ public final class CompactJob {
         private final Map<String, TableConfig> tables;
         private final String root;
         private final boolean force;
+        private final int memoryPercent;
         private transient Map<String, HourCompactor> compactors;
         private transient Counter compacted;
         private transient Counter upToDate;
@@ -213,10 +220,12 @@ public final class CompactJob {
         private transient Counter rows;
         private transient Counter duplicates;
 
-        CompactHours(Map<String, TableConfig> tables, String root, boolean force) {
+        CompactHours(
+                Map<String, TableConfig> tables, String root, boolean force, int memoryPercent) {
             this.tables = tables;
             this.root = root;
             this.force = force;
+            this.memoryPercent = memoryPercent;
         }
 
         @Override
@@ -224,16 +233,16 @@ public final class CompactJob {
             compactors = new LinkedHashMap<>();
             // Share the machine's cores between this job's subtasks: each writes its hour's
             // bucket files on its share.
-            int threads =
-                    Math.max(
-                            1,
-                            Runtime.getRuntime().availableProcessors()
-                                    / getRuntimeContext()
-                                            .getTaskInfo()
-                                            .getNumberOfParallelSubtasks());
+            int subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+            int threads = Math.max(1, Runtime.getRuntime().availableProcessors() / subtasks);
+            // And its heap: each subtask may compact an hour at the same time.
+            long memoryBudget =
+                    HourCompactor.memoryBudget(new CompactConfig(memoryPercent), subtasks);
             tables.forEach(
                     (name, t) ->
-                            compactors.put(name, new HourCompactor(t, URI.create(root), threads)));
+                            compactors.put(
+                                    name,
+                                    new HourCompactor(t, URI.create(root), threads, memoryBudget)));
             var metrics = getRuntimeContext().getMetricGroup();
             compacted = metrics.counter("hoursCompacted");
             upToDate = metrics.counter("hoursUpToDate");

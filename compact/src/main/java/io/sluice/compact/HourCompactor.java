@@ -2,6 +2,7 @@ package io.sluice.compact;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.config.CompactConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.lake.HourManifest;
 import io.sluice.lake.HourPartitioner;
@@ -42,6 +43,8 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.parquet.hadoop.ParquetWriter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Compacts one complete landing hour of a table into its warehouse hour: reads the Avro files the
@@ -59,7 +62,9 @@ import org.apache.parquet.hadoop.ParquetWriter;
  * ManifestPublish}).
  *
  * <p>Plain Java with no Flink types in its logic: the compact job calls it per hour, and so do
- * tests and the benchmark. One hour is held in memory while it is compacted.
+ * tests and the benchmark. An hour whose rows fit the memory budget ({@link #memoryBudget}) is held
+ * in memory while it is compacted; a larger one is de-duplicated and sorted through sorted runs on
+ * local disk ({@link SpilledHour}), into the same files.
  */
 public final class HourCompactor {
 
@@ -105,6 +110,7 @@ public final class HourCompactor {
         }
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(HourCompactor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int DIGEST_CHARS = 16;
 
@@ -114,6 +120,7 @@ public final class HourCompactor {
     private final HourRows hourRows;
     private final WarehouseHours hours;
     private final int threads;
+    private final long memoryBudget;
     private final IntConsumer afterBucket;
 
     /**
@@ -135,7 +142,15 @@ public final class HourCompactor {
      * @param threads threads that read one hour's landing files and write its bucket files
      */
     public HourCompactor(TableConfig table, URI root, int threads) {
-        this(table, root, threads, bucketsWritten -> {});
+        this(table, root, threads, memoryBudget(CompactConfig.DEFAULTS, 1));
+    }
+
+    /**
+     * @param memoryBudget bytes an hour's rows may take on the heap before it is sorted through
+     *     local disk instead ({@link #memoryBudget(CompactConfig, int)})
+     */
+    public HourCompactor(TableConfig table, URI root, int threads, long memoryBudget) {
+        this(table, root, threads, memoryBudget, bucketsWritten -> {});
     }
 
     /**
@@ -143,16 +158,39 @@ public final class HourCompactor {
      *     stop the process half-way
      */
     HourCompactor(TableConfig table, URI root, int threads, IntConsumer afterBucket) {
+        this(table, root, threads, memoryBudget(CompactConfig.DEFAULTS, 1), afterBucket);
+    }
+
+    HourCompactor(
+            TableConfig table, URI root, int threads, long memoryBudget, IntConsumer afterBucket) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be >= 1");
         }
+        if (memoryBudget < 1) {
+            throw new IllegalArgumentException("memoryBudget must be >= 1");
+        }
         this.table = table;
         this.threads = threads;
+        this.memoryBudget = memoryBudget;
         this.afterBucket = afterBucket;
         this.stagingRoot = LakeFiles.resolve(root, "_staging/compact/" + table.name());
         this.warehouseSchema = WarehouseSchema.of(table.schema());
         this.hourRows = new HourRows(table);
         this.hours = new WarehouseHours(table, root);
+    }
+
+    /**
+     * The memory budget of one hour: {@code compact.memory_percent} of this JVM's maximum heap
+     * ({@code -Xmx}), divided between the {@code sharers} that compact hours in it at once (the
+     * compact job's subtasks). The budget bounds the rows' estimated heap ({@link
+     * HourRows#footprint}); the rest of the heap is left to the sort's and de-duplication's arrays,
+     * the Parquet writers' row groups and the garbage collector.
+     */
+    public static long memoryBudget(CompactConfig config, int sharers) {
+        return Runtime.getRuntime().maxMemory()
+                / 100
+                * config.memoryPercent()
+                / Math.max(1, sharers);
     }
 
     public TableConfig table() {
@@ -194,18 +232,39 @@ public final class HourCompactor {
 
         ExecutorService pool = threads > 1 ? Executors.newFixedThreadPool(threads) : null;
         try {
-            List<HourRows.Row> rows = readHour(rawHour, JSON.readTree(manifestBytes), pool);
-            List<HourRows.Row> unique = hourRows.deduplicate(rows);
-            HourRows.rankKeys(unique);
-            List<List<HourRows.Row>> buckets = new ArrayList<>();
-            for (int b = 0; b < table.buckets(); b++) {
-                buckets.add(new ArrayList<>());
+            List<HourRows.LandingFile> files = landingFiles(rawHour, JSON.readTree(manifestBytes));
+            long landedRows = files.stream().mapToLong(HourRows.LandingFile::rows).sum();
+            // Every row costs at least its overhead: an hour sure to exceed the budget is not
+            // read into memory first.
+            List<HourRows.Row> rows =
+                    landedRows * HourRows.ROW_OVERHEAD <= memoryBudget
+                            ? InMemoryHour.read(hourRows, files, landedRows, memoryBudget, pool)
+                            : null;
+            WarehouseManifest manifest;
+            if (rows != null) {
+                manifest =
+                        publish(
+                                partition,
+                                sourceDigest,
+                                rows.size(),
+                                InMemoryHour.buckets(hourRows, table.buckets(), rows),
+                                pool);
+            } else {
+                try (SpilledHour spilled = SpilledHour.sort(hourRows, table, files, memoryBudget)) {
+                    int[] runs = spilled.runs();
+                    LOG.info(
+                            "{} {}: {} rows over the memory budget of {} bytes, sorted through"
+                                    + " {} + {} runs on local disk",
+                            table.name(),
+                            partition,
+                            spilled.sourceRows(),
+                            memoryBudget,
+                            runs[0],
+                            runs[1]);
+                    manifest =
+                            publish(partition, sourceDigest, spilled.sourceRows(), spilled, pool);
+                }
             }
-            for (HourRows.Row row : unique) {
-                buckets.get(row.bucket).add(row);
-            }
-            WarehouseManifest manifest =
-                    publish(partition, sourceDigest, rows.size(), buckets, pool);
             return Result.of(Outcome.COMPACTED, manifest);
         } finally {
             if (pool != null) {
@@ -214,28 +273,21 @@ public final class HourCompactor {
         }
     }
 
-    private List<HourRows.Row> readHour(URI rawHour, JsonNode landingManifest, ExecutorService pool)
-            throws IOException {
+    /** The landing manifest's files in name order, which numbers their rows. */
+    private static List<HourRows.LandingFile> landingFiles(URI rawHour, JsonNode manifest) {
         List<JsonNode> files = new ArrayList<>();
-        landingManifest.path("files").forEach(files::add);
+        manifest.path("files").forEach(files::add);
         files.sort(Comparator.comparing(f -> f.path("name").asText()));
-        List<Callable<List<HourRows.Row>>> reads = new ArrayList<>();
+        List<HourRows.LandingFile> landing = new ArrayList<>();
         for (int i = 0; i < files.size(); i++) {
-            int index = i;
             JsonNode file = files.get(i);
-            reads.add(
-                    () ->
-                            hourRows.read(
-                                    LakeFiles.resolve(rawHour, file.path("name").asText()),
-                                    index,
-                                    file.path("rows").asLong()));
+            landing.add(
+                    new HourRows.LandingFile(
+                            LakeFiles.resolve(rawHour, file.path("name").asText()),
+                            i,
+                            file.path("rows").asLong()));
         }
-        List<HourRows.Row> rows =
-                new ArrayList<>((int) Math.min(landingManifest.path("rows").asLong(), 1 << 24));
-        for (List<HourRows.Row> fileRows : runAll(pool, reads)) {
-            rows.addAll(fileRows);
-        }
-        return rows;
+        return landing;
     }
 
     /**
@@ -247,7 +299,7 @@ public final class HourCompactor {
             String partition,
             String sourceDigest,
             long sourceRows,
-            List<List<HourRows.Row>> buckets,
+            SortedBuckets buckets,
             ExecutorService pool)
             throws IOException {
         try (Publication hour =
@@ -271,17 +323,16 @@ public final class HourCompactor {
      * {@code then}, and returns them in bucket order.
      */
     private List<WarehouseManifest.BucketFile> writeBuckets(
-            Path dir, List<List<HourRows.Row>> buckets, ExecutorService pool, BucketWritten then)
+            Path dir, SortedBuckets buckets, ExecutorService pool, BucketWritten then)
             throws IOException {
         AtomicInteger written = new AtomicInteger();
         List<Callable<WarehouseManifest.BucketFile>> writes = new ArrayList<>();
-        for (int b = 0; b < buckets.size(); b++) {
+        for (int b = 0; b < table.buckets(); b++) {
             int bucket = b;
-            if (!buckets.get(b).isEmpty()) {
+            if (buckets.rows(b) > 0) {
                 writes.add(
                         () -> {
-                            WarehouseManifest.BucketFile f =
-                                    writeBucket(dir, bucket, buckets.get(bucket));
+                            WarehouseManifest.BucketFile f = writeBucket(dir, bucket, buckets);
                             then.accept(f);
                             afterBucket.accept(written.incrementAndGet());
                             return f;
@@ -309,29 +360,33 @@ public final class HourCompactor {
                 warehouseSchema.schema());
     }
 
-    private WarehouseManifest.BucketFile writeBucket(Path dir, int bucket, List<HourRows.Row> rows)
+    private WarehouseManifest.BucketFile writeBucket(Path dir, int bucket, SortedBuckets buckets)
             throws IOException {
-        rows.sort(hourRows.order);
-        long distinctKeys = 0;
-        int previousRank = -1;
-        for (HourRows.Row row : rows) {
-            if (row.rank != previousRank) {
-                distinctKeys++;
-                previousRank = row.rank;
-            }
-        }
+        SortedBuckets.Bucket sorted = buckets.open(bucket);
         Path inProgress = dir.resolve(String.format("%06d_0.inprogress", bucket));
         GenericDatumReader<GenericData.Record> decoder = new GenericDatumReader<>(table.schema());
         BinaryDecoder binary = null;
         GenericData.Record record = null;
-        try (ParquetWriter<GenericRecord> writer =
-                BucketFileWriter.open(
-                        inProgress, warehouseSchema.schema(), table.key(), distinctKeys)) {
-            for (HourRows.Row row : rows) {
+        long rows = 0;
+        Object firstKey = null;
+        Object lastKey = null;
+        try (RowStream stream = sorted.rows();
+                ParquetWriter<GenericRecord> writer =
+                        BucketFileWriter.open(
+                                inProgress,
+                                warehouseSchema.schema(),
+                                table.key(),
+                                sorted.distinctKeys())) {
+            HourRows.Row row;
+            while ((row = stream.next()) != null) {
                 binary = DecoderFactory.get().binaryDecoder(row.payload, binary);
                 record = decoder.read(record, binary);
                 warehouseSchema.convert(record);
                 writer.write(record);
+                if (rows++ == 0) {
+                    firstKey = row.key;
+                }
+                lastKey = row.key;
             }
         }
         String name =
@@ -341,18 +396,17 @@ public final class HourCompactor {
         return new WarehouseManifest.BucketFile(
                 name,
                 bucket,
-                rows.size(),
+                rows,
                 Files.size(dir.resolve(name)),
-                HourRows.jsonKey(rows.get(0).key),
-                HourRows.jsonKey(rows.get(rows.size() - 1).key));
+                HourRows.jsonKey(firstKey),
+                HourRows.jsonKey(lastKey));
     }
 
     /**
      * Runs {@code tasks} on {@code pool} (or in order on this thread without one) and returns their
      * results in order; the first failure is rethrown as it was thrown.
      */
-    private static <T> List<T> runAll(ExecutorService pool, List<Callable<T>> tasks)
-            throws IOException {
+    static <T> List<T> runAll(ExecutorService pool, List<Callable<T>> tasks) throws IOException {
         List<T> results = new ArrayList<>(tasks.size());
         try {
             if (pool == null) {

@@ -86,6 +86,14 @@ final class HourRows {
         this.idReaders = ThreadLocal.withInitial(IdReader::new);
     }
 
+    /** One landing file of an hour, with its place in name order and its rows. */
+    record LandingFile(URI uri, int index, long rows) {}
+
+    /** Where {@link #read(URI, int, long, RowSink)} hands each row. */
+    interface RowSink {
+        void accept(Row row) throws IOException;
+    }
+
     /**
      * Reads one landing file, resolving its writer schema to the table's current one.
      *
@@ -93,14 +101,21 @@ final class HourRows {
      *     every order decision is the same however the files were read
      */
     List<Row> read(URI file, int fileIndex, long expectedRows) throws IOException {
-        Schema schema = table.schema();
         List<Row> rows = new ArrayList<>((int) Math.min(expectedRows, 1 << 24));
+        read(file, fileIndex, expectedRows, rows::add);
+        return rows;
+    }
+
+    /** Like {@link #read(URI, int, long)}, handing the rows to {@code sink} as they are read. */
+    void read(URI file, int fileIndex, long expectedRows, RowSink sink) throws IOException {
+        Schema schema = table.schema();
         GenericDatumWriter<GenericRecord> encoder = new GenericDatumWriter<>(schema);
         ByteArrayOutputStream buffer = new ByteArrayOutputStream(512);
         BinaryEncoder binary = null;
         Map<Object, Object> keys = new HashMap<>();
         int buckets = table.buckets();
         long seq = (long) fileIndex << 40;
+        long count = 0;
         try (InputStream in = LakeFiles.open(file);
                 DataFileStream<GenericRecord> stream =
                         new DataFileStream<>(in, new GenericDatumReader<>(null, schema))) {
@@ -110,13 +125,19 @@ final class HourRows {
                 Object raw = record.get(keyPos);
                 Object key = keys.get(raw);
                 if (key == null) {
+                    if (keys.size() >= MAX_SHARED_KEYS) {
+                        // Sharing only saves memory; a file with very many keys need not
+                        // hold them all.
+                        keys.clear();
+                    }
                     key = stable(raw);
                     keys.put(key, key);
                 }
                 buffer.reset();
                 binary = EncoderFactory.get().directBinaryEncoder(buffer, binary);
                 encoder.write(record, binary);
-                rows.add(
+                count++;
+                sink.accept(
                         new Row(
                                 buffer.toByteArray(),
                                 key,
@@ -126,15 +147,30 @@ final class HourRows {
                                 seq++));
             }
         }
-        if (rows.size() != expectedRows) {
+        if (count != expectedRows) {
             throw new IOException(
                     file
                             + " holds "
-                            + rows.size()
+                            + count
                             + " rows but its landing manifest says "
                             + expectedRows);
         }
-        return rows;
+    }
+
+    /** Keys of one file shared between its rows, at most. */
+    private static final int MAX_SHARED_KEYS = 1 << 16;
+
+    /** Bytes a row's fixed parts take on the heap, at least (object, array header, list slot). */
+    static final long ROW_OVERHEAD = 80;
+
+    /**
+     * An estimate of the heap a row holds, its key counted as its own (keys shared between rows
+     * make this an over-estimate): what the memory budget is charged per row.
+     */
+    static long footprint(Row row) {
+        Object key = row.key;
+        long keyBytes = key instanceof Utf8 utf8 ? 48 + utf8.getByteLength() : 16;
+        return ROW_OVERHEAD + row.payload.length + keyBytes;
     }
 
     /**
@@ -222,6 +258,35 @@ final class HourRows {
                 return c != 0 ? c : Long.compare(a.seq, b.seq);
             };
 
+    /**
+     * The warehouse order without key ranks, for rows sorted in runs: bucket, then (key, event
+     * time, id) as {@link #order}, keys compared as {@link #rankKeys} ranks them.
+     */
+    final Comparator<Row> spillOrder =
+            (a, b) -> {
+                int c = Integer.compare(a.bucket, b.bucket);
+                if (c != 0) {
+                    return c;
+                }
+                c = compareValues(a.key, b.key);
+                if (c != 0) {
+                    return c;
+                }
+                c = Long.compare(a.time, b.time);
+                if (c != 0) {
+                    return c;
+                }
+                c = compareValues(id(a), id(b));
+                return c != 0 ? c : Long.compare(a.seq, b.seq);
+            };
+
+    /** Rows with one id hash next to each other, for de-duplication over sorted runs. */
+    static final Comparator<Row> ID_HASH_ORDER =
+            (a, b) -> {
+                int c = Long.compare(a.idHash, b.idHash);
+                return c != 0 ? c : Long.compare(a.seq, b.seq);
+            };
+
     /** The row's id, decoded from its payload (only its id field is read). */
     Object id(Row row) {
         return idReaders.get().read(row.payload);
@@ -239,7 +304,7 @@ final class HourRows {
     }
 
     /** A key that outlives the reader's reused record; strings become {@link Utf8}. */
-    private static Object stable(Object value) {
+    static Object stable(Object value) {
         if (value instanceof Utf8 utf8) {
             return new Utf8(utf8);
         }

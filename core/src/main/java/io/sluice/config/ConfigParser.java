@@ -21,7 +21,14 @@ import org.yaml.snakeyaml.nodes.Node;
  */
 final class ConfigParser {
     private static final List<String> ROOT_KEYS =
-            List.of("kafka", "storage", "online", "checkpoint", "tables", "feature_views");
+            List.of(
+                    "kafka",
+                    "storage",
+                    "online",
+                    "checkpoint",
+                    "compact",
+                    "tables",
+                    "feature_views");
 
     private ConfigParser() {}
 
@@ -49,6 +56,7 @@ final class ConfigParser {
         StorageConfig storage = InfraSections.storage(root);
         OnlineConfig online = InfraSections.online(root, storage);
         CheckpointConfig checkpoint = InfraSections.checkpoint(root);
+        CompactConfig compact = InfraSections.compact(root);
         Map<String, ParsedTable> tables = tables(root);
         List<FeatureViewConfig> views = featureViews(root, tables);
         problems.throwIfAny();
@@ -57,6 +65,7 @@ final class ConfigParser {
                 storage,
                 online,
                 checkpoint,
+                compact,
                 tables.values().stream().map(ParsedTable::config).toList(),
                 views);
     }

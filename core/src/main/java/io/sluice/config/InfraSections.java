@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
 
 /**
  * Reads the sections that describe infrastructure rather than data: {@code kafka}, {@code storage},
- * {@code online} and {@code checkpoint} ({@code storage.s3} is {@link S3Section}'s). Each method
- * returns null when its section is invalid; the problem has been reported.
+ * {@code online}, {@code checkpoint} and {@code compact} ({@code storage.s3} is {@link
+ * S3Section}'s). Each method returns null when its section is invalid; the problem has been
+ * reported.
  */
 final class InfraSections {
 
@@ -214,5 +215,19 @@ final class InfraSections {
             }
         }
         return interval == null ? null : new CheckpointConfig(interval, Optional.ofNullable(dir));
+    }
+
+    static CompactConfig compact(YamlMapping root) {
+        YamlMapping m = root.section("compact", List.of("memory_percent"));
+        if (m == null) {
+            return null;
+        }
+        Integer percent =
+                m.optionalInt(
+                        "memory_percent",
+                        CompactConfig.MIN_MEMORY_PERCENT,
+                        CompactConfig.MAX_MEMORY_PERCENT,
+                        CompactConfig.DEFAULT_MEMORY_PERCENT);
+        return percent == null ? null : new CompactConfig(percent);
     }
 }

@@ -22,6 +22,7 @@ import org.apache.avro.Schema;
  * @param storage lake location
  * @param online online feature store
  * @param checkpoint checkpointing settings (defaults when the section is absent)
+ * @param compact the compact job's memory settings (defaults when the section is absent)
  * @param tables the tables, in file order, at least one
  * @param featureViews the feature views, in file order, possibly none
  */
@@ -30,6 +31,7 @@ public record SluiceConfig(
         StorageConfig storage,
         OnlineConfig online,
         CheckpointConfig checkpoint,
+        CompactConfig compact,
         List<TableConfig> tables,
         List<FeatureViewConfig> featureViews) {
     public SluiceConfig {
@@ -37,8 +39,20 @@ public record SluiceConfig(
         Objects.requireNonNull(storage, "storage");
         Objects.requireNonNull(online, "online");
         Objects.requireNonNull(checkpoint, "checkpoint");
+        Objects.requireNonNull(compact, "compact");
         tables = List.copyOf(tables);
         featureViews = List.copyOf(featureViews);
+    }
+
+    /** A configuration with the compact job's default settings. */
+    public SluiceConfig(
+            KafkaConfig kafka,
+            StorageConfig storage,
+            OnlineConfig online,
+            CheckpointConfig checkpoint,
+            List<TableConfig> tables,
+            List<FeatureViewConfig> featureViews) {
+        this(kafka, storage, online, checkpoint, CompactConfig.DEFAULTS, tables, featureViews);
     }
 
     /**

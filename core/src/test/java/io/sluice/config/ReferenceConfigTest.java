@@ -122,6 +122,26 @@ class ReferenceConfigTest {
         assertThat(config.online().store()).isEqualTo(OnlineStoreType.SQLITE);
         assertThat(config.online().sqlitePath()).isEqualTo(dir.resolve("data/online.db"));
         assertThat(config.checkpoint().interval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.compact().memoryPercent()).isEqualTo(25);
+    }
+
+    /** The README's example of a bad compact.memory_percent, on the reference file's line. */
+    @Test
+    void shouldNameTheLineAndKeyOfABadMemoryPercentInTheReferenceFile(@TempDir Path dir)
+            throws IOException {
+        Path file = dir.resolve("sluice.yaml");
+        Files.writeString(
+                file,
+                Files.readString(REFERENCE).replace("memory_percent: 25 ", "memory_percent: 95 "));
+
+        ConfigException e =
+                catchThrowableOfType(
+                        ConfigException.class,
+                        () -> SluiceConfig.load(file, TestConfigs.shopSchemas(), Map.of()));
+
+        assertThat(e.errors())
+                .containsExactly(
+                        file + ":22: compact.memory_percent: must be between 1 and 80, got 95");
     }
 
     @Test

@@ -204,4 +204,28 @@ class StructureValidationTest {
         assertThat(checkpoint.interval()).isEqualTo(Duration.ofSeconds(10));
         assertThat(checkpoint.dir()).isEmpty();
     }
+
+    @Test
+    void shouldDefaultTheCompactMemoryShareAndReadAGivenOne() {
+        assertThat(parse(VALID).compact().memoryPercent())
+                .isEqualTo(CompactConfig.DEFAULT_MEMORY_PERCENT);
+        String yaml = VALID.replace("tables:", "compact: { memory_percent: 40 }\ntables:");
+
+        assertThat(parse(yaml).compact().memoryPercent()).isEqualTo(40);
+    }
+
+    @Test
+    void shouldNameTheCompactMemoryKeyWhenItsValueIsBad() {
+        String outOfRange = VALID.replace("tables:", "compact:\n  memory_percent: 95\ntables:");
+        String notANumber = VALID.replace("tables:", "compact: { memory_percent: 0.3 }\ntables:");
+
+        assertThat(errors(outOfRange))
+                .singleElement()
+                .asString()
+                .contains("compact.memory_percent: must be between 1 and 80, got 95");
+        assertThat(errors(notANumber))
+                .singleElement()
+                .asString()
+                .contains("compact.memory_percent: must be a positive integer, got '0.3'");
+    }
 }

@@ -1,0 +1,45 @@
+package io.sluice.compact;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * The de-duplicated rows of an hour's buckets, each bucket in the warehouse order: held in memory
+ * ({@link #inMemory}) or merged from sorted runs on local disk ({@link SpilledHour}).
+ */
+interface SortedBuckets {
+
+    /** A bucket's rows in order, and how many distinct keys they hold (for its bloom filter). */
+    record Bucket(long distinctKeys, RowStream rows) {}
+
+    /** Rows in {@code bucket}. */
+    long rows(int bucket);
+
+    /** Opens {@code bucket}; may be called for different buckets from several threads. */
+    Bucket open(int bucket) throws IOException;
+
+    /** Buckets whose rows all have their {@link HourRows#rankKeys rank}; sorted when opened. */
+    static SortedBuckets inMemory(List<List<HourRows.Row>> buckets, HourRows hourRows) {
+        return new SortedBuckets() {
+            @Override
+            public long rows(int bucket) {
+                return buckets.get(bucket).size();
+            }
+
+            @Override
+            public Bucket open(int bucket) {
+                List<HourRows.Row> rows = buckets.get(bucket);
+                rows.sort(hourRows.order);
+                long distinctKeys = 0;
+                int previousRank = -1;
+                for (HourRows.Row row : rows) {
+                    if (row.rank != previousRank) {
+                        distinctKeys++;
+                        previousRank = row.rank;
+                    }
+                }
+                return new Bucket(distinctKeys, RowStream.of(rows));
+            }
+        };
+    }
+}
