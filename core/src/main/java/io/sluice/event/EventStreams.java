@@ -73,7 +73,9 @@ public final class EventStreams {
             TableConfig table,
             String job,
             boolean retractions) {
-        return valid.keyBy(e -> DuplicateRule.unit(e))
+        // The key's serializer writes each key in one call: a heap backend writes every key at
+        // every checkpoint (StateKeySerializer).
+        return valid.keyBy(e -> DuplicateRule.unit(e), StateKeyTypeInfo.INSTANCE)
                 .process(
                         retractions
                                 ? Deduplicator.withRetractions(table.dedupRetention())
