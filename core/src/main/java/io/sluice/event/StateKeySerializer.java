@@ -7,7 +7,6 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.core.memory.DataInputView;
-import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.types.StringValue;
 
@@ -28,7 +27,7 @@ public final class StateKeySerializer extends TypeSerializer<String> {
 
     private static final long serialVersionUID = 1L;
 
-    private transient DataOutputSerializer buffer;
+    private transient byte[] buffer;
 
     @Override
     public boolean isImmutableType() {
@@ -60,14 +59,38 @@ public final class StateKeySerializer extends TypeSerializer<String> {
         return -1;
     }
 
+    /**
+     * {@link StringValue#writeString}'s format: the length plus one, then each character, each as a
+     * base-128 varint (low bits first). A character takes at most 3 bytes, the length 5.
+     */
     @Override
     public void serialize(String record, DataOutputView target) throws IOException {
-        if (buffer == null) {
-            buffer = new DataOutputSerializer(64);
+        if (record == null) {
+            target.write(0);
+            return;
         }
-        buffer.clear();
-        StringValue.writeString(record, buffer);
-        target.write(buffer.getSharedBuffer(), 0, buffer.length());
+        int chars = record.length();
+        int most = 3 * chars + 5;
+        if (buffer == null || buffer.length < most) {
+            buffer = new byte[Math.max(64, most)];
+        }
+        byte[] b = buffer;
+        int pos = 0;
+        int length = chars + 1;
+        while (length >= 0x80) {
+            b[pos++] = (byte) (length | 0x80);
+            length >>>= 7;
+        }
+        b[pos++] = (byte) length;
+        for (int i = 0; i < chars; i++) {
+            int c = record.charAt(i);
+            while (c >= 0x80) {
+                b[pos++] = (byte) (c | 0x80);
+                c >>>= 7;
+            }
+            b[pos++] = (byte) c;
+        }
+        target.write(b, 0, pos);
     }
 
     @Override

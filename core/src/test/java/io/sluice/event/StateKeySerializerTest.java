@@ -38,6 +38,25 @@ class StateKeySerializerTest {
     }
 
     @Test
+    void shouldMatchFlinksBytesForRandomText() throws Exception {
+        long seed = System.nanoTime();
+        java.util.Random random = new java.util.Random(seed);
+        TypeSerializer<String> ours = new StateKeySerializer();
+        for (int i = 0; i < 2_000; i++) {
+            char[] chars = new char[random.nextInt(300)];
+            for (int j = 0; j < chars.length; j++) {
+                chars[j] = (char) (random.nextBoolean() ? random.nextInt(128) : random.nextInt());
+            }
+            String key = new String(chars);
+            DataOutputSerializer a = new DataOutputSerializer(16);
+            DataOutputSerializer b = new DataOutputSerializer(16);
+            ours.serialize(key, a);
+            StringSerializer.INSTANCE.serialize(key, b);
+            assertThat(a.getCopyOfBuffer()).as("seed %d", seed).isEqualTo(b.getCopyOfBuffer());
+        }
+    }
+
+    @Test
     void shouldRestoreStateWrittenWithEitherSerializer() {
         TypeSerializerSnapshot<String> snapshot =
                 StateKeyTypeInfo.INSTANCE
