@@ -29,6 +29,8 @@ public final class StateKeySerializer extends TypeSerializer<String> {
 
     private transient byte[] buffer;
 
+    private transient char[] text;
+
     @Override
     public boolean isImmutableType() {
         return true;
@@ -73,7 +75,12 @@ public final class StateKeySerializer extends TypeSerializer<String> {
         int most = 3 * chars + 5;
         if (buffer == null || buffer.length < most) {
             buffer = new byte[Math.max(64, most)];
+            text = new char[buffer.length / 3];
         }
+        // One bulk copy instead of a bounds-checked charAt per character (ids that are not
+        // Latin-1 are stored as UTF-16, where charAt showed up in the profile).
+        record.getChars(0, chars, text, 0);
+        char[] t = text;
         byte[] b = buffer;
         int pos = 0;
         int length = chars + 1;
@@ -83,7 +90,7 @@ public final class StateKeySerializer extends TypeSerializer<String> {
         }
         b[pos++] = (byte) length;
         for (int i = 0; i < chars; i++) {
-            int c = record.charAt(i);
+            int c = t[i];
             while (c >= 0x80) {
                 b[pos++] = (byte) (c | 0x80);
                 c >>>= 7;
