@@ -64,6 +64,7 @@ public class Deduplicator extends KeyedProcessFunction<String, Event, Event> {
     private final Duration retention;
     private final boolean retract;
     private transient ValueState<Kept> kept;
+    private transient java.security.MessageDigest sha256;
     private transient Counter accepted;
     private transient Counter duplicates;
     private transient Counter conflicts;
@@ -102,6 +103,7 @@ public class Deduplicator extends KeyedProcessFunction<String, Event, Event> {
                         .cleanupIncrementally(1, false)
                         .build());
         kept = getRuntimeContext().getState(descriptor);
+        sha256 = DuplicateRule.sha256();
         var metrics = getRuntimeContext().getMetricGroup();
         accepted = metrics.counter("recordsAccepted");
         duplicates = metrics.counter("recordsDuplicate");
@@ -111,7 +113,7 @@ public class Deduplicator extends KeyedProcessFunction<String, Event, Event> {
 
     @Override
     public void processElement(Event event, Context ctx, Collector<Event> out) throws Exception {
-        byte[] digest = DuplicateRule.digest(event.payload);
+        byte[] digest = DuplicateRule.digest(sha256, event.payload);
         Kept previous = kept.value();
         if (previous != null) {
             int c =

@@ -31,14 +31,7 @@ public final class DuplicateRule {
     private static final long HOUR_MS = 3_600_000L;
 
     private static final ThreadLocal<MessageDigest> SHA256 =
-            ThreadLocal.withInitial(
-                    () -> {
-                        try {
-                            return MessageDigest.getInstance("SHA-256");
-                        } catch (NoSuchAlgorithmException e) {
-                            throw new IllegalStateException("SHA-256 is always available", e);
-                        }
-                    });
+            ThreadLocal.withInitial(DuplicateRule::sha256);
 
     private DuplicateRule() {}
 
@@ -59,7 +52,21 @@ public final class DuplicateRule {
 
     /** A copy's digest: the first {@value #DIGEST_BYTES} bytes of its payload's SHA-256. */
     public static byte[] digest(byte[] payload) {
-        return Arrays.copyOf(SHA256.get().digest(payload), DIGEST_BYTES);
+        return digest(SHA256.get(), payload);
+    }
+
+    /** {@link #digest(byte[])} with the caller's own SHA-256 instance (one per task). */
+    public static byte[] digest(MessageDigest sha256, byte[] payload) {
+        return Arrays.copyOf(sha256.digest(payload), DIGEST_BYTES);
+    }
+
+    /** A new SHA-256 instance for {@link #digest(MessageDigest, byte[])}. */
+    public static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always available", e);
+        }
     }
 
     /**

@@ -2,14 +2,17 @@ package io.sluice.event;
 
 import java.util.Arrays;
 import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * An accepted event on its way to the lake and the features: the fields every job needs, plus the
  * whole record Avro-binary-encoded in the table's current schema.
  *
- * <p>A Flink POJO rather than a {@code GenericRecord}, so that it is serialized by the POJO
- * serializer (never Kryo) and the landing sink can append the payload without re-encoding it.
+ * <p>A plain class rather than a {@code GenericRecord}, so that the landing sink can append the
+ * payload without re-encoding it. It crosses exchanges through {@link EventSerializer} (never Kryo,
+ * and without the POJO serializer's reflection).
  */
+@TypeInfo(EventTypeInfo.Factory.class)
 public class Event {
 
     /** The de-duplication id, as text. */

@@ -414,9 +414,18 @@ public final class JsonRecordDecoder implements RecordDecoder {
     }
 
     private static boolean isNullable(Schema s) {
-        return s.getType() == Schema.Type.NULL
-                || (s.getType() == Schema.Type.UNION
-                        && s.getTypes().stream().anyMatch(t -> t.getType() == Schema.Type.NULL));
+        if (s.getType() == Schema.Type.NULL) {
+            return true;
+        }
+        if (s.getType() == Schema.Type.UNION) {
+            // A loop, not a stream: this runs for every absent or null field of every record.
+            for (Schema t : s.getTypes()) {
+                if (t.getType() == Schema.Type.NULL) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static String describe(Schema s) {

@@ -26,9 +26,19 @@ public final class HourPartitioner implements BucketAssigner<Event, String> {
     private static final DateTimeFormatter FORMAT =
             DateTimeFormatter.ofPattern("'dt='yyyy-MM-dd'/hr='HH").withZone(ZoneOffset.UTC);
 
+    /** The last hour this assigner named, and its partition: formatting per event was costly. */
+    private transient long lastHour;
+
+    private transient String lastPartition;
+
     @Override
     public String getBucketId(Event event, Context context) {
-        return partition(event.eventTime);
+        long hour = hourStart(event.eventTime);
+        if (lastPartition == null || hour != lastHour) {
+            lastPartition = partition(hour);
+            lastHour = hour;
+        }
+        return lastPartition;
     }
 
     @Override

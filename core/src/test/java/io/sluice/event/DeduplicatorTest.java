@@ -88,6 +88,48 @@ class DeduplicatorTest {
         }
     }
 
+    /**
+     * A savepoint from before the de-duplication key had its own serializer (keys typed as Flink's
+     * string) restores into the job as it is keyed now ({@link StateKeyTypeInfo}), and the new
+     * layout restores into itself: the remembered ids still stop their repeats.
+     */
+    @Test
+    void shouldRestoreIdsRememberedUnderTheOldAndTheNewKeySerializer() throws Exception {
+        OperatorSubtaskState old;
+        try (var h = harness()) {
+            h.processElement(new StreamRecord<>(event("ä-1", 10), 10));
+            h.processElement(new StreamRecord<>(event("b", 11), 11));
+            old = h.snapshot(1L, 1L);
+        }
+        OperatorSubtaskState current;
+        try (var h = keyedAsNow()) {
+            h.initializeState(old);
+            h.open();
+            h.processElement(new StreamRecord<>(event("ä-1", 10), 10));
+            h.processElement(new StreamRecord<>(event("b", 11), 11));
+            h.processElement(new StreamRecord<>(event("c", 12), 12));
+            assertThat(h.extractOutputValues()).extracting(e -> e.id).containsExactly("c");
+            current = h.snapshot(2L, 2L);
+        }
+        try (var h = keyedAsNow()) {
+            h.initializeState(current);
+            h.open();
+            h.processElement(new StreamRecord<>(event("ä-1", 10), 10));
+            h.processElement(new StreamRecord<>(event("c", 12), 12));
+            h.processElement(new StreamRecord<>(event("d", 13), 13));
+            assertThat(h.extractOutputValues()).extracting(e -> e.id).containsExactly("d");
+            assertThat(h.numKeyedStateEntries()).isEqualTo(4);
+        }
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, Event, Event> keyedAsNow()
+            throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(Deduplicator.forLake(Duration.ofHours(1))),
+                (Event e) -> DuplicateRule.unit(e),
+                StateKeyTypeInfo.INSTANCE);
+    }
+
     @Test
     void copiesInDifferentHoursAreDifferentRows() throws Exception {
         try (var h = harness()) {

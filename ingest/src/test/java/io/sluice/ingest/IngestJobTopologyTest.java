@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.event.EventSerializer;
+import io.sluice.event.StateKeySerializer;
 import io.sluice.testing.TestConfigs;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -46,5 +48,27 @@ class IngestJobTopologyTest {
                             "landing-" + t.name() + ": hour-manifests",
                             LandingSink.MANIFEST_PARALLELISM);
         }
+    }
+
+    /**
+     * The one exchange of a table's pipeline carries events through their own serializer, and the
+     * de-duplication state's keys are written by the key serializer that writes a key in one call
+     * (the heap backend writes every key at every checkpoint).
+     */
+    @Test
+    void shouldKeyDeduplicationWithTheFastSerializersNotPojoOrKryo() {
+        SluiceConfig config = TestConfigs.shop(root, "localhost:9092", "topology");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2);
+        IngestJob.define(env, config, false);
+        StreamGraph graph = env.getStreamGraph();
+        int dedups = 0;
+        for (StreamNode node : graph.getStreamNodes()) {
+            if (node.getOperatorName().startsWith("dedup-")) {
+                dedups++;
+                assertThat(node.getStateKeySerializer()).isInstanceOf(StateKeySerializer.class);
+                assertThat(node.getTypeSerializersIn()[0]).isInstanceOf(EventSerializer.class);
+            }
+        }
+        assertThat(dedups).isEqualTo(config.tables().size());
     }
 }
