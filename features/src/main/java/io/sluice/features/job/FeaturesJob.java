@@ -84,7 +84,10 @@ public final class FeaturesJob {
                 EventStreams.deduplicated(
                         EventStreams.validated(env, table, source, job), table, job, true);
         SingleOutputStreamOperator<TileUpdate> tiles =
-                accepted.keyBy(e -> e.key)
+                // Entity keys with a serializer that writes each key in one call: Flink's
+                // StringSerializer writes a character at a time, and a checkpoint of the heap
+                // backend writes every key once per state (see StateKeySerializer).
+                accepted.keyBy(e -> e.key, io.sluice.event.StateKeyTypeInfo.INSTANCE)
                         .process(new TileAggregator(def, table.schema(), logTag))
                         .uid(tilesUid(def))
                         .name("tiles-" + view.name());
