@@ -27,7 +27,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -95,17 +94,7 @@ class ClusterITCase {
 
         String target = restUri.getHost() + ":" + restUri.getPort();
         for (String job : List.of("ingest", "features")) {
-            assertThat(
-                            Main.run(
-                                    job,
-                                    "--config",
-                                    yaml.toString(),
-                                    "--target",
-                                    target,
-                                    "--parallelism",
-                                    "1"))
-                    .as("sluice " + job + " --target")
-                    .isZero();
+            submit(job, yaml, target, "--parallelism", "1");
         }
         Map<String, String> jobs = rest.runningJobs();
         phase("jobs submitted");
@@ -299,19 +288,14 @@ class ClusterITCase {
         System.setProperty(RemoteJob.JAR_PROPERTY, rebuilt.toString());
         try {
             for (String job : List.of("ingest", "features")) {
-                assertThat(
-                                Main.run(
-                                        job,
-                                        "--config",
-                                        yaml.toString(),
-                                        "--target",
-                                        target,
-                                        "--parallelism",
-                                        "2",
-                                        "--from-savepoint",
-                                        savepoints.get(job)))
-                        .as("sluice " + job + " --from-savepoint")
-                        .isZero();
+                submit(
+                        job,
+                        yaml,
+                        target,
+                        "--parallelism",
+                        "2",
+                        "--from-savepoint",
+                        savepoints.get(job));
             }
         } finally {
             if (builtJar == null) {
@@ -464,31 +448,26 @@ class ClusterITCase {
         all.addAll(ticks);
         all.addAll(moreTicks);
         StreamingRuns.sendToBothPartitions(KAFKA.bootstrap(), ticks);
-        for (TableConfig t : config.tables()) {
-            Path raw = Path.of(config.tablePath("raw", t.name()));
-            Set<String> first = validIds(ticks, t.name());
-            Await.until(
-                    t.name() + ": the first ticks landed",
-                    TIMEOUT,
-                    () -> landedIds(raw).containsAll(first));
-        }
-        StreamingRuns.sendToBothPartitions(KAFKA.bootstrap(), moreTicks);
-        for (TableConfig t : config.tables()) {
-            Path raw = Path.of(config.tablePath("raw", t.name()));
-            Set<String> valid = validIds(all, t.name());
-            Await.until(
-                    t.name() + ": every valid id landed",
-                    TIMEOUT,
-                    () -> landedIds(raw).containsAll(valid));
-            Await.until(
-                    t.name() + ": every complete hour has its manifest",
-                    TIMEOUT,
-                    () -> StreamingRuns.published(raw, tickHour));
-            assertThat(landedIds(raw))
-                    .as(t.name() + ": every valid id landed exactly once")
-                    .containsExactlyInAnyOrderElementsOf(valid);
-        }
+        StreamingRuns.landAll(
+                KAFKA.bootstrap(),
+                config,
+                ticks,
+                moreTicks,
+                all,
+                tickHour,
+                table -> Path.of(config.tablePath("raw", table)),
+                TIMEOUT);
         return all;
+    }
+
+    /** Runs {@code sluice JOB --config yaml --target target options…}, which must exit 0. */
+    private static void submit(String job, Path yaml, String target, String... options) {
+        List<String> args = new ArrayList<>(List.of(job, "--config", yaml.toString()));
+        args.addAll(List.of("--target", target));
+        args.addAll(List.of(options));
+        assertThat(Main.run(args.toArray(String[]::new)))
+                .as("sluice " + String.join(" ", args))
+                .isZero();
     }
 
     /** The id of the job's newest completed checkpoint, or 0. */

@@ -6,6 +6,7 @@ import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.lake.LandingScan;
+import io.sluice.testing.Await;
 import io.sluice.testing.Landing;
 import io.sluice.testing.Topics;
 import java.io.IOException;
@@ -123,6 +124,48 @@ final class StreamingRuns {
                     .run(ticks::add);
         }
         return ticks;
+    }
+
+    /**
+     * Waits until the first round of {@code ticks}, already sent, has landed in every table, sends
+     * {@code moreTicks} to both partitions (a commit whose barrier has the watermark the first
+     * round moved), then asserts that every valid id of {@code all} landed exactly once and every
+     * hour before {@code tickHour} has its manifest.
+     */
+    static void landAll(
+            String bootstrap,
+            SluiceConfig config,
+            List<GeneratedRecord> ticks,
+            List<GeneratedRecord> moreTicks,
+            List<GeneratedRecord> all,
+            long tickHour,
+            java.util.function.Function<String, Path> rawDir,
+            Duration timeout)
+            throws InterruptedException {
+        for (TableConfig t : config.tables()) {
+            Path raw = rawDir.apply(t.name());
+            Set<String> first = validIds(ticks, t.name());
+            Await.until(
+                    t.name() + ": the first ticks landed",
+                    timeout,
+                    () -> landedIds(raw).containsAll(first));
+        }
+        sendToBothPartitions(bootstrap, moreTicks);
+        for (TableConfig t : config.tables()) {
+            Path raw = rawDir.apply(t.name());
+            Set<String> valid = validIds(all, t.name());
+            Await.until(
+                    t.name() + ": every valid id landed",
+                    timeout,
+                    () -> landedIds(raw).containsAll(valid));
+            Await.until(
+                    t.name() + ": every complete hour has its manifest",
+                    timeout,
+                    () -> published(raw, tickHour));
+            org.assertj.core.api.Assertions.assertThat(landedIds(raw))
+                    .as(t.name() + ": every valid id landed exactly once")
+                    .containsExactlyInAnyOrderElementsOf(valid);
+        }
     }
 
     static List<LandingScan.Hour> hours(Path raw) {

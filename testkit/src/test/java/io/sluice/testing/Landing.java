@@ -44,4 +44,16 @@ public final class Landing {
         }
         return rows;
     }
+
+    /** How many records one Avro data file holds. */
+    public static long records(Path avroFile) throws IOException {
+        long n = 0;
+        try (DataFileReader<GenericRecord> reader =
+                new DataFileReader<>(avroFile.toFile(), new GenericDatumReader<>())) {
+            for (GenericRecord ignored : reader) {
+                n++;
+            }
+        }
+        return n;
+    }
 }
