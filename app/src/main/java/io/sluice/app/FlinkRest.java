@@ -145,6 +145,7 @@ final class FlinkRest {
                         "job " + jobId + "'s savepoint was not written within " + timeout);
             }
             try {
+                // Flink's REST API reports an asynchronous operation only when asked: poll it.
                 Thread.sleep(200);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

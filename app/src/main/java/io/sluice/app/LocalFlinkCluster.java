@@ -322,6 +322,7 @@ final class LocalFlinkCluster implements AutoCloseable {
                                 + "; see the logs in "
                                 + logs);
             }
+            // A task manager's registration is only seen by asking the REST API: poll it.
             Thread.sleep(200);
         }
     }

@@ -95,6 +95,7 @@ final class RemoteJob {
                 return state;
             }
             try {
+                // The REST API has no notification of a job's state changes: poll it.
                 Thread.sleep(POLL.toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

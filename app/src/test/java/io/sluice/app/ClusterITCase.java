@@ -12,10 +12,7 @@ import io.sluice.event.DeadLetterSerializer;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
-import io.sluice.lake.HourPartitioner;
-import io.sluice.lake.WarehouseManifest;
 import io.sluice.testing.Await;
-import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;
 import java.io.IOException;
 import java.net.URI;
@@ -172,22 +169,9 @@ class ClusterITCase {
                 .isZero();
         long openHour = Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli();
         phase("compacted");
-        long compactedRows = 0;
-        for (TableConfig t : config.tables()) {
-            Map<String, Long> landed = new TreeMap<>();
-            for (Landing.Row r : Landing.rows(Path.of(config.tablePath("raw", t.name())))) {
-                if (HourPartitioner.parse(r.partition()) < openHour) {
-                    landed.merge(r.partition(), 1L, Long::sum);
-                }
-            }
-            Map<String, Long> compacted = new TreeMap<>();
-            for (WarehouseManifest hour :
-                    WarehouseManifest.readAll(config.tablePath("warehouse", t.name()))) {
-                compacted.put(hour.partition(), hour.rows());
-            }
-            assertThat(compacted).as(t.name() + ": each complete hour's rows").isEqualTo(landed);
-            compactedRows += compacted.values().stream().mapToLong(Long::longValue).sum();
-        }
+        long compactedRows =
+                StreamingRuns.assertCompactedAsLanded(
+                        config, table -> Path.of(config.tablePath("raw", table)), openHour, "");
         System.out.printf(
                 "ClusterITCase: %d records sent (%d before the task manager was killed), %d valid"
                         + " ids landed once, %d rows compacted, %d online values checked%n",

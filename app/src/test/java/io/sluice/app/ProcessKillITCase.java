@@ -9,14 +9,11 @@ import io.sluice.event.DeadLetterSerializer;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
-import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFileSystem;
 import io.sluice.lake.LandingScan;
-import io.sluice.lake.WarehouseManifest;
 import io.sluice.s3.LocalS3;
 import io.sluice.schemas.Schemas;
 import io.sluice.testing.Await;
-import io.sluice.testing.Landing;
 import io.sluice.testing.TestClusters;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,7 +27,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -151,23 +147,11 @@ class ProcessKillITCase {
                         "--strict");
         assertThat(compact.awaitExit(5)).as(compact.output()).isZero();
         long openHour = java.time.Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli();
-        for (TableConfig t : config.tables()) {
-            Map<String, Long> landed = new TreeMap<>();
-            for (Landing.Row r :
-                    Landing.rows(server.objectFile(Demo.PREFIX + "/raw/" + t.name()))) {
-                if (HourPartitioner.parse(r.partition()) < openHour) {
-                    landed.merge(r.partition(), 1L, Long::sum);
-                }
-            }
-            Map<String, Long> compacted = new TreeMap<>();
-            for (WarehouseManifest hour :
-                    WarehouseManifest.readAll(config.tablePath("warehouse", t.name()))) {
-                compacted.put(hour.partition(), hour.rows());
-            }
-            assertThat(compacted)
-                    .as(t.name() + ": each complete hour's rows, compacted on S3")
-                    .isEqualTo(landed);
-        }
+        StreamingRuns.assertCompactedAsLanded(
+                config,
+                table -> server.objectFile(Demo.PREFIX + "/raw/" + table),
+                openHour,
+                ", compacted on S3");
     }
 
     /**

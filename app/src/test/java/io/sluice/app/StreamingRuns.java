@@ -168,6 +168,38 @@ final class StreamingRuns {
         }
     }
 
+    /**
+     * Asserts that the warehouse manifest of each hour before {@code openHour} counts exactly the
+     * rows landed in that hour, for every table; returns the rows compacted.
+     */
+    static long assertCompactedAsLanded(
+            SluiceConfig config,
+            java.util.function.Function<String, Path> rawDir,
+            long openHour,
+            String where)
+            throws IOException {
+        long compactedRows = 0;
+        for (TableConfig t : config.tables()) {
+            Map<String, Long> landed = new java.util.TreeMap<>();
+            for (Landing.Row r : Landing.rows(rawDir.apply(t.name()))) {
+                if (io.sluice.lake.HourPartitioner.parse(r.partition()) < openHour) {
+                    landed.merge(r.partition(), 1L, Long::sum);
+                }
+            }
+            Map<String, Long> compacted = new java.util.TreeMap<>();
+            for (io.sluice.lake.WarehouseManifest hour :
+                    io.sluice.lake.WarehouseManifest.readAll(
+                            config.tablePath("warehouse", t.name()))) {
+                compacted.put(hour.partition(), hour.rows());
+            }
+            org.assertj.core.api.Assertions.assertThat(compacted)
+                    .as(t.name() + ": each complete hour's rows" + where)
+                    .isEqualTo(landed);
+            compactedRows += compacted.values().stream().mapToLong(Long::longValue).sum();
+        }
+        return compactedRows;
+    }
+
     static List<LandingScan.Hour> hours(Path raw) {
         try {
             return LandingScan.scan(new org.apache.flink.core.fs.Path(raw.toUri()));

@@ -28,6 +28,8 @@ public final class CompactHourMain {
             try (Stream<Path> files = Files.walk(tmp)) {
                 int runs = (int) files.filter(p -> p.toString().endsWith(".run")).count();
                 mostRunFiles.accumulateAndGet(runs, Math::max);
+                // A sampler, not a wait: it counts the run files every 20 ms while the hour
+                // compacts, to record the most seen at once.
                 Thread.sleep(20);
             } catch (IOException | UncheckedIOException e) {
                 // A run file deleted while listed: look again.
