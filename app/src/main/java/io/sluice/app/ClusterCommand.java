@@ -68,6 +68,15 @@ final class ClusterCommand implements Callable<Integer> {
     String taskManagerMemory;
 
     @Option(
+            names = "--java-opts",
+            defaultValue = "",
+            description =
+                    "More JVM flags of the job and task managers, written to the cluster's"
+                            + " config as Flink's env.java.opts.all (for example a profiler"
+                            + " agent or -XX:+UseSerialGC).")
+    String javaOpts;
+
+    @Option(
             names = "--flink-lib",
             description =
                     "Flink's jars, the cluster's whole class path (default: "
@@ -104,7 +113,8 @@ final class ClusterCommand implements Callable<Integer> {
                                 slots,
                                 parallelism,
                                 jobManagerMemory,
-                                taskManagerMemory),
+                                taskManagerMemory,
+                                javaOpts),
                         out);
         Runtime.getRuntime()
                 .addShutdownHook(

@@ -12,7 +12,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
@@ -36,6 +38,9 @@ final class LocalFlinkCluster implements AutoCloseable {
 
     static final String LIB_PROPERTY = "sluice.flink.lib";
     static final String LIB_ENV = "SLUICE_FLINK_LIB";
+
+    private static final ConfigOption<String> JOB_MANAGER_OPTS = CoreOptions.FLINK_JM_JVM_OPTIONS;
+    private static final ConfigOption<String> TASK_MANAGER_OPTS = CoreOptions.FLINK_TM_JVM_OPTIONS;
 
     private static final String JOB_MANAGER =
             "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
@@ -77,6 +82,7 @@ final class LocalFlinkCluster implements AutoCloseable {
      * @param parallelism {@code parallelism.default} of the jobs
      * @param jobManagerMemory {@code jobmanager.memory.process.size}, e.g. {@code 768m}
      * @param taskManagerMemory {@code taskmanager.memory.process.size}, e.g. {@code 1g}
+     * @param javaOpts {@code env.java.opts.all}: more JVM flags of both, or empty
      */
     record Options(
             Path lib,
@@ -85,7 +91,8 @@ final class LocalFlinkCluster implements AutoCloseable {
             int slots,
             int parallelism,
             String jobManagerMemory,
-            String taskManagerMemory) {}
+            String taskManagerMemory,
+            String javaOpts) {}
 
     private final Options options;
     private final PrintWriter out;
@@ -221,6 +228,14 @@ final class LocalFlinkCluster implements AutoCloseable {
                                 restPort,
                                 tmp,
                                 tmp);
+        if (!options.javaOpts().isBlank()) {
+            // As Flink's scripts do, the job and task managers start with these flags.
+            yaml +=
+                    CoreOptions.FLINK_JVM_OPTIONS.key()
+                            + ": \""
+                            + options.javaOpts().replace("\\", "\\\\").replace("\"", "\\\"")
+                            + "\"\n";
+        }
         Files.writeString(conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME), yaml);
         Files.writeString(
                 conf.resolve("log4j.properties"),
@@ -250,7 +265,8 @@ final class LocalFlinkCluster implements AutoCloseable {
         JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfig(config);
         List<String> jvm = split(JobManagerProcessUtils.generateJvmParametersStr(spec, config));
         List<String> dynamic = split(JobManagerProcessUtils.generateDynamicConfigsStr(spec));
-        jobManager = launch("jobmanager", JOB_MANAGER, jvm, dynamic);
+        jobManager =
+                launch("jobmanager", JOB_MANAGER, javaOpts(config, JOB_MANAGER_OPTS, jvm), dynamic);
         out.printf(
                 "jobmanager: pid %d, log %s%n", jobManager.pid(), logs.resolve("jobmanager.log"));
         out.flush();
@@ -264,7 +280,7 @@ final class LocalFlinkCluster implements AutoCloseable {
         List<String> dynamic = split(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec));
         int n = ++taskManagers;
         String name = "taskmanager-" + n;
-        Process tm = launch(name, TASK_MANAGER, jvm, dynamic);
+        Process tm = launch(name, TASK_MANAGER, javaOpts(config, TASK_MANAGER_OPTS, jvm), dynamic);
         taskManager = tm;
         long started = System.nanoTime();
         out.printf("taskmanager %d: pid %d, log %s%n", n, tm.pid(), logs.resolve(name + ".log"));
@@ -393,6 +409,18 @@ final class LocalFlinkCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * The memory flags Flink computed, then {@code env.java.opts.all} and the role's own {@code
+     * env.java.opts.jobmanager|taskmanager}, in the order Flink's scripts put them.
+     */
+    private static List<String> javaOpts(
+            Configuration config, ConfigOption<String> role, List<String> memory) {
+        List<String> flags = new ArrayList<>(memory);
+        flags.addAll(split(config.get(CoreOptions.FLINK_JVM_OPTIONS)));
+        flags.addAll(split(config.get(role)));
+        return flags;
     }
 
     private static List<String> split(String flags) {

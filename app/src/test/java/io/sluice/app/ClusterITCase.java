@@ -13,6 +13,7 @@ import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.testing.Await;
+import io.sluice.testing.ChildJava;
 import io.sluice.testing.TestClusters;
 import java.io.IOException;
 import java.net.URI;
@@ -78,6 +79,9 @@ class ClusterITCase {
                         // Ingest and features at parallelism 2 after the upgrade, and compact.
                         "--slots",
                         "6",
+                        // The test JVM's JIT and collector flags, as every child JVM of the tests.
+                        "--java-opts",
+                        String.join(" ", ChildJava.inheritedOptions()),
                         "--dir",
                         dir.resolve("flink").toString());
         Await.until("the cluster's REST address", TIMEOUT, () -> printed(cluster, "rest: "));
@@ -88,6 +92,9 @@ class ClusterITCase {
         long firstTaskManagerPid = Long.parseLong(value(cluster, "taskmanager 1: pid (\\d+)"));
         assertFlinkOnly(classPath(rest), "job manager");
         assertFlinkOnly(commandLineClassPath(firstTaskManagerPid), "task manager");
+        assertThat(commandLine(firstTaskManagerPid))
+                .as("the task manager's flags: env.java.opts.all, from --java-opts")
+                .containsAll(ChildJava.inheritedOptions());
 
         String target = restUri.getHost() + ":" + restUri.getPort();
         for (String job : List.of("ingest", "features")) {
@@ -484,13 +491,17 @@ class ClusterITCase {
     }
 
     /** The {@code -cp} of a running JVM's command line (from /proc: CI runs on Linux). */
-    private static List<String> commandLineClassPath(long pid) throws IOException {
-        String[] args =
+    private static List<String> commandLine(long pid) throws IOException {
+        return List.of(
                 java.nio.file.Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"))
-                        .split("\u0000");
-        for (int i = 0; i < args.length - 1; i++) {
-            if (args[i].equals("-cp")) {
-                return List.of(args[i + 1].split(java.io.File.pathSeparator));
+                        .split("\u0000"));
+    }
+
+    private static List<String> commandLineClassPath(long pid) throws IOException {
+        List<String> args = commandLine(pid);
+        for (int i = 0; i < args.size() - 1; i++) {
+            if (args.get(i).equals("-cp")) {
+                return List.of(args.get(i + 1).split(java.io.File.pathSeparator));
             }
         }
         throw new AssertionError("no -cp in " + String.join(" ", args));

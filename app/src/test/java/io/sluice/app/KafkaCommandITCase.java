@@ -6,6 +6,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.DeadLetterSerializer;
 import io.sluice.testing.Await;
+import io.sluice.testing.ChildJava;
 import io.sluice.testing.Topics;
 import java.io.File;
 import java.io.IOException;
@@ -123,9 +124,7 @@ class KafkaCommandITCase {
     }
 
     private Process sluiceKafka(String name, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx512m");
+        List<String> command = ChildJava.command("-Xmx512m");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(Main.class.getName());

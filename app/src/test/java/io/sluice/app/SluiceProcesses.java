@@ -3,6 +3,7 @@ package io.sluice.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.lake.LakeFileSystem;
+import io.sluice.testing.ChildJava;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -39,9 +40,7 @@ final class SluiceProcesses implements AfterEachCallback {
 
     /** Starts {@code sluice args…} with {@code env} added to this JVM's environment. */
     Child start(Path log, Map<String, String> env, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx" + heap);
+        List<String> command = ChildJava.command("-Xmx" + heap);
         // Where the build put the S3 plugin, Flink's jars (sluice cluster) and the job jar.
         for (String property :
                 List.of(

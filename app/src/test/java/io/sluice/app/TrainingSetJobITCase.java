@@ -10,6 +10,7 @@ import io.sluice.config.TableConfig;
 import io.sluice.features.training.Spine;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
+import io.sluice.testing.ChildJava;
 import io.sluice.testing.DuckDb;
 import java.io.IOException;
 import java.net.URI;
@@ -65,7 +66,7 @@ class TrainingSetJobITCase {
                             .build());
 
     /** The heap of the child JVMs: far less than the spine's rows as objects. */
-    private static final String HEAP = "-Xmx128m";
+    private static final String HEAP = "-Xmx96m";
 
     /** Flink's network buffers are direct memory, which is otherwise capped at the heap's size. */
     private static final String DIRECT = "-XX:MaxDirectMemorySize=256m";
@@ -126,9 +127,9 @@ class TrainingSetJobITCase {
 
     @Test
     void shouldBuildASpineLargerThanTheHeapOfTheJvmRunningIt() throws Exception {
-        int rows = 1_000_000;
+        int rows = 600_000;
         Path spine = spine("big.parquet", rows);
-        // The same heap cannot even hold the spine's rows.
+        // The same heap cannot even hold the spine's rows (about 90 MB as Avro records).
         Child hold = child("-cp", classpath(), HoldSpine.class.getName(), spine.toString());
         assertThat(hold.exit()).as(hold.output()).isNotZero();
         assertThat(hold.output()).contains("OutOfMemoryError");
@@ -350,11 +351,7 @@ class TrainingSetJobITCase {
 
     /** A child JVM of the test's heap running {@code args}, its output going to {@code log}. */
     private static Process start(Path log, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add(HEAP);
-        command.add(DIRECT);
-        command.add("-XX:+ExitOnOutOfMemoryError");
+        List<String> command = ChildJava.command(HEAP, DIRECT, "-XX:+ExitOnOutOfMemoryError");
         command.addAll(List.of(args));
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)

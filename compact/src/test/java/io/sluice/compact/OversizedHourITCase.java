@@ -3,6 +3,7 @@ package io.sluice.compact;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.TableConfig;
+import io.sluice.testing.ChildJava;
 import io.sluice.testing.LandingEdits;
 import io.sluice.testing.TestConfigs;
 import io.sluice.testing.WarehouseCheck;
@@ -151,8 +152,7 @@ class OversizedHourITCase {
     private Child compactInChild(String mode) throws Exception {
         Path log = root.resolve("child-" + mode + ".log");
         List<String> command =
-                List.of(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                ChildJava.command(
                         "-Xmx" + (CHILD_HEAP >> 20) + "m",
                         "-XX:+ExitOnOutOfMemoryError",
                         "-XX:ActiveProcessorCount=1",

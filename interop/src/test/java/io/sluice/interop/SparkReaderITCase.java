@@ -3,6 +3,7 @@ package io.sluice.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.sluice.testing.ChildJava;
 import io.sluice.testing.ReadmeBlocks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -486,7 +487,10 @@ class SparkReaderITCase {
                                 .directory(HOME.toFile())
                                 .redirectOutput(out.toFile())
                                 .redirectError(err.toFile());
-                builder.environment().put("SLUICE_JAVA_OPTS", "-Xmx1g");
+                builder.environment()
+                        .put(
+                                "SLUICE_JAVA_OPTS",
+                                "-Xmx1g " + String.join(" ", ChildJava.inheritedOptions()));
                 return new Run(args, builder.start(), out, err);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

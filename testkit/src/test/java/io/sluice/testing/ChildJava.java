@@ -1,0 +1,40 @@
+package io.sluice.testing;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The start of a command line that runs a class in a new JVM for a test: this JVM's {@code java}
+ * launcher, this JVM's JIT and garbage-collector flags, then the caller's options.
+ *
+ * <p>The build runs its tests with the C1 compiler only and the serial collector (the parent pom's
+ * {@code test.jvm.options}): test JVMs live for seconds to minutes, where C2's compilations and
+ * G1's concurrent threads cost more CPU than they save, and the build has two cores. Child JVMs (a
+ * killed job, a compaction in a small heap, a cluster's job and task managers) inherit the same
+ * flags, so a test costs the same whether its work runs in the test JVM or in a child.
+ */
+public final class ChildJava {
+
+    private ChildJava() {}
+
+    /** {@code java}, the inherited flags, then {@code options}. */
+    public static List<String> command(String... options) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(inheritedOptions());
+        command.addAll(List.of(options));
+        return command;
+    }
+
+    /** This JVM's JIT tier and collector flags, for example {@code -XX:TieredStopAtLevel=1}. */
+    public static List<String> inheritedOptions() {
+        return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(
+                        arg ->
+                                arg.startsWith("-XX:TieredStopAtLevel=")
+                                        || (arg.startsWith("-XX:+Use") && arg.endsWith("GC")))
+                .toList();
+    }
+}
