@@ -62,7 +62,7 @@ class S3CompactKillITCase {
                 LandingHours.write(
                         local,
                         purchases,
-                        GeneratorOptions.defaults(200_000, 5)
+                        GeneratorOptions.defaults(100_000, 5)
                                 .withStart(hourStart.plusSeconds(60))
                                 .withSpan(Duration.ofMinutes(58))
                                 .withRates(0, 0, 0),
