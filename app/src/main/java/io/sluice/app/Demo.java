@@ -64,6 +64,7 @@ final class Demo {
                     "s3",
                     "features",
                     "online.db",
+                    "catalog.db",
                     "summary.json",
                     "sluice.yaml",
                     "training_sets",

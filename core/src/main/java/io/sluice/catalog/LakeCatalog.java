@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -19,7 +20,6 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.mapping.MappingUtil;
 import org.apache.iceberg.mapping.NameMappingParser;
@@ -63,9 +63,21 @@ public final class LakeCatalog implements Closeable {
         }
         URI warehouseRoot = URI.create(storageRoot + "/warehouse");
         Map<String, String> props = catalog.icebergProperties(warehouseRoot);
-        Catalog opened =
-                CatalogUtil.buildIcebergCatalog(catalog.name(), props, new Configuration());
-        return new LakeCatalog(opened, catalog, warehouseRoot);
+        // Hadoop's file systems (under Iceberg's HadoopFileIO) keep the context class loader of
+        // the thread that first loads them, in static state and a shutdown hook; in a Flink task
+        // that is the job's class loader, closed when the job ends. Load them with Sluice's own.
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(LakeCatalog.class.getClassLoader());
+        try {
+            Configuration conf = new Configuration();
+            conf.setClassLoader(LakeCatalog.class.getClassLoader());
+            FileSystem.getLocal(conf);
+            Catalog opened = CatalogUtil.buildIcebergCatalog(catalog.name(), props, conf);
+            return new LakeCatalog(opened, catalog, warehouseRoot);
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
     }
 
     /** The Iceberg catalog itself. */
@@ -108,8 +120,12 @@ public final class LakeCatalog implements Closeable {
                             NameMappingParser.toJson(MappingUtil.create(create.table().schema())))
                     .commit();
             create.commitTransaction();
-        } catch (AlreadyExistsException raced) {
-            // Another subtask created it first: theirs is the same table.
+        } catch (RuntimeException raced) {
+            // Another subtask created it first (SQLite reports that as a plain SQL error):
+            // theirs is the same table.
+            if (!catalog.tableExists(id)) {
+                throw raced;
+            }
         }
         return catalog.loadTable(id);
     }
@@ -120,8 +136,11 @@ public final class LakeCatalog implements Closeable {
             if (!namespaces.namespaceExists(ns)) {
                 try {
                     namespaces.createNamespace(ns);
-                } catch (AlreadyExistsException raced) {
-                    // Created by another subtask.
+                } catch (RuntimeException raced) {
+                    // Created by another subtask (SQLite reports that as a plain SQL error).
+                    if (!namespaces.namespaceExists(ns)) {
+                        throw raced;
+                    }
                 }
             }
         }
