@@ -69,14 +69,18 @@ public final class LakeCatalog implements Closeable {
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(LakeCatalog.class.getClassLoader());
-        try {
-            Configuration conf = new Configuration();
-            conf.setClassLoader(LakeCatalog.class.getClassLoader());
-            FileSystem.getLocal(conf);
-            Catalog opened = CatalogUtil.buildIcebergCatalog(catalog.name(), props, conf);
-            return new LakeCatalog(opened, catalog, warehouseRoot);
-        } finally {
-            thread.setContextClassLoader(previous);
+        // The JDBC catalog creates its own tables in the database when it opens; two subtasks of
+        // this JVM opening a new database at once would race on that.
+        synchronized (LakeCatalog.class) {
+            try {
+                Configuration conf = new Configuration();
+                conf.setClassLoader(LakeCatalog.class.getClassLoader());
+                FileSystem.getLocal(conf);
+                Catalog opened = CatalogUtil.buildIcebergCatalog(catalog.name(), props, conf);
+                return new LakeCatalog(opened, catalog, warehouseRoot);
+            } finally {
+                thread.setContextClassLoader(previous);
+            }
         }
     }
 

@@ -82,7 +82,6 @@ public record CatalogConfig(
             case SQLITE -> {
                 props.put("catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog");
                 props.put("uri", "jdbc:sqlite:" + sqlitePath());
-                props.putIfAbsent("jdbc.schema-version", "V1");
                 props.putIfAbsent("warehouse", warehouseRoot + "/_iceberg");
             }
             case REST -> {
