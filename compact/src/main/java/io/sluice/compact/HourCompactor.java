@@ -125,6 +125,7 @@ public final class HourCompactor {
     private final WarehouseSchema warehouseSchema;
     private final HourRows hourRows;
     private final WarehouseHours hours;
+    private final URI warehouseTable;
     private final int threads;
     private final long memoryBudget;
     private final IntConsumer afterBucket;
@@ -206,6 +207,7 @@ public final class HourCompactor {
         this.warehouseSchema = WarehouseSchema.of(table.schema());
         this.hourRows = new HourRows(table);
         this.hours = new WarehouseHours(table, root);
+        this.warehouseTable = LakeFiles.resolve(root, "warehouse/" + table.name());
     }
 
     /**
@@ -234,7 +236,30 @@ public final class HourCompactor {
     /** See {@link WarehouseHours#pending}. */
     public List<String> pending(Optional<Long> fromHour, Optional<Long> toHour, boolean force)
             throws IOException {
-        return hours.pending(fromHour, toHour, force);
+        List<String> pending = hours.pending(fromHour, toHour, force);
+        if (iceberg == null || force) {
+            return pending;
+        }
+        // Hours published but not committed to the Iceberg table (a crash between the two):
+        // compacting one finds it up to date and commits it.
+        Set<String> listed = new HashSet<>(pending);
+        Map<String, Set<String>> committed = iceberg.filesByPartition();
+        List<String> behind = new ArrayList<>(pending);
+        for (WarehouseManifest m : WarehouseManifest.readAll(warehouseTable)) {
+            long start = HourPartitioner.parse(m.partition());
+            if (listed.contains(m.partition())
+                    || fromHour.isPresent() && start < fromHour.get()
+                    || toHour.isPresent() && start >= toHour.get()) {
+                continue;
+            }
+            Set<String> wanted = new HashSet<>();
+            m.files().forEach(f -> wanted.add(location(m.partition(), f.name())));
+            if (!wanted.equals(committed.getOrDefault(m.partition(), Set.of()))) {
+                behind.add(m.partition());
+            }
+        }
+        behind.sort(Comparator.naturalOrder());
+        return behind;
     }
 
     /**

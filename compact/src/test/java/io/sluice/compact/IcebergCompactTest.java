@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -132,8 +133,18 @@ class IcebergCompactTest {
         table.refresh();
         assertThat(table.currentSnapshot()).isNull();
 
-        assertThat(compactor(true).compact(HOUR_3, false).outcome())
+        HourCompactor withCatalog = compactor(true);
+        // Hour 3 is listed though its warehouse hour is up to date: the table lacks it.
+        assertThat(withCatalog.pending(Optional.empty(), Optional.empty(), false))
+                .contains(HOUR_3, HOUR_4);
+        assertThat(compactor(false).pending(Optional.empty(), Optional.empty(), false))
+                .doesNotContain(HOUR_3)
+                .contains(HOUR_4);
+        assertThat(withCatalog.compact(HOUR_3, false).outcome())
                 .isEqualTo(HourCompactor.Outcome.UP_TO_DATE);
+        assertThat(withCatalog.pending(Optional.empty(), Optional.empty(), false))
+                .doesNotContain(HOUR_3)
+                .contains(HOUR_4);
 
         table.refresh();
         assertThat(table.snapshots()).hasSize(1);

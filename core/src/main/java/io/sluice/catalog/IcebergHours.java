@@ -6,9 +6,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -148,6 +150,33 @@ public final class IcebergHours {
         long hourStart = HourPartitioner.parse(partition);
         table.refresh();
         return filesOf((int) TimeUnit.MILLISECONDS.toHours(hourStart), hourRange(hourStart));
+    }
+
+    /**
+     * The data files' locations of every hour in the current snapshot, by partition ({@code
+     * dt=YYYY-MM-DD/hr=HH}).
+     */
+    public Map<String, Set<String>> filesByPartition() {
+        table.refresh();
+        Map<String, Set<String>> files = new HashMap<>();
+        if (table.currentSnapshot() == null) {
+            return files;
+        }
+        try (CloseableIterable<FileScanTask> tasks =
+                table.newScan().ignoreResiduals().planFiles()) {
+            for (FileScanTask task : tasks) {
+                Integer hour = task.file().partition().get(0, Integer.class);
+                if (hour != null) {
+                    files.computeIfAbsent(
+                                    HourPartitioner.partition(TimeUnit.HOURS.toMillis(hour)),
+                                    p -> new HashSet<>())
+                            .add(task.file().location());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return files;
     }
 
     private Map<String, DataFile> filesOf(int hourOrdinal, Expression hourRange) {
