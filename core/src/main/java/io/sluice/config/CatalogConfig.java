@@ -3,6 +3,7 @@ package io.sluice.config;
 import java.io.Serializable;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -26,8 +27,11 @@ public record CatalogConfig(
         String namespace,
         URI uri,
         String warehouse,
-        Map<String, String> properties)
+        Map<String, String> properties,
+        Duration snapshotRetention)
         implements Serializable {
+
+    public static final Duration DEFAULT_SNAPSHOT_RETENTION = Duration.ofDays(7);
 
     public static final String DEFAULT_NAME = "sluice";
     public static final String DEFAULT_NAMESPACE = "sluice";
@@ -36,13 +40,20 @@ public record CatalogConfig(
     /** No catalog: the lake is only a Hive layout. */
     public static final CatalogConfig NONE =
             new CatalogConfig(
-                    CatalogType.NONE, DEFAULT_NAME, DEFAULT_NAMESPACE, null, null, Map.of());
+                    CatalogType.NONE,
+                    DEFAULT_NAME,
+                    DEFAULT_NAMESPACE,
+                    null,
+                    null,
+                    Map.of(),
+                    DEFAULT_SNAPSHOT_RETENTION);
 
     public CatalogConfig {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(namespace, "namespace");
         properties = Map.copyOf(properties);
+        Objects.requireNonNull(snapshotRetention, "snapshotRetention");
         if (type != CatalogType.NONE) {
             Objects.requireNonNull(uri, "uri");
         }
@@ -56,7 +67,8 @@ public record CatalogConfig(
                 DEFAULT_NAMESPACE,
                 file.toAbsolutePath().normalize().toUri(),
                 null,
-                Map.of());
+                Map.of(),
+                DEFAULT_SNAPSHOT_RETENTION);
     }
 
     /** Whether the lake's tables are registered in a catalog. */

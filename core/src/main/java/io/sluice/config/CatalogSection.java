@@ -3,6 +3,7 @@ package io.sluice.config;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -14,7 +15,15 @@ import java.util.Map;
 final class CatalogSection {
 
     static final List<String> KEYS =
-            List.of("type", "path", "uri", "warehouse", "name", "namespace", "properties");
+            List.of(
+                    "type",
+                    "path",
+                    "uri",
+                    "warehouse",
+                    "name",
+                    "namespace",
+                    "properties",
+                    "snapshot_retention");
 
     private CatalogSection() {}
 
@@ -44,14 +53,32 @@ final class CatalogSection {
                                 "warehouse", "set catalog.warehouse instead",
                                 "catalog-impl", "set catalog.type instead",
                                 "type", "set catalog.type instead"));
-        if (type == null || name == null || namespace == null || properties == null) {
+        Duration retention =
+                m.optionalDuration(
+                        "snapshot_retention", true, CatalogConfig.DEFAULT_SNAPSHOT_RETENTION);
+        if (type == null
+                || name == null
+                || namespace == null
+                || properties == null
+                || retention == null) {
             return null;
         }
-        return switch (type) {
-            case NONE -> none(m);
-            case SQLITE -> sqlite(m, storage, name, namespace, properties);
-            case REST -> rest(m, name, namespace, properties);
-        };
+        CatalogConfig parsed =
+                switch (type) {
+                    case NONE -> none(m);
+                    case SQLITE -> sqlite(m, storage, name, namespace, properties);
+                    case REST -> rest(m, name, namespace, properties);
+                };
+        return parsed == null
+                ? null
+                : new CatalogConfig(
+                        parsed.type(),
+                        parsed.name(),
+                        parsed.namespace(),
+                        parsed.uri(),
+                        parsed.warehouse(),
+                        parsed.properties(),
+                        retention);
     }
 
     private static CatalogConfig none(YamlMapping m) {
@@ -102,7 +129,14 @@ final class CatalogSection {
             file = Path.of(storage.rootUri()).resolve(CatalogConfig.DEFAULT_FILE).toUri();
         }
         return valid
-                ? new CatalogConfig(CatalogType.SQLITE, name, namespace, file, null, properties)
+                ? new CatalogConfig(
+                        CatalogType.SQLITE,
+                        name,
+                        namespace,
+                        file,
+                        null,
+                        properties,
+                        CatalogConfig.DEFAULT_SNAPSHOT_RETENTION)
                 : null;
     }
 
@@ -132,7 +166,14 @@ final class CatalogSection {
         if (m.has("warehouse") && warehouse == null) {
             return null;
         }
-        return new CatalogConfig(CatalogType.REST, name, namespace, uri, warehouse, properties);
+        return new CatalogConfig(
+                CatalogType.REST,
+                name,
+                namespace,
+                uri,
+                warehouse,
+                properties,
+                CatalogConfig.DEFAULT_SNAPSHOT_RETENTION);
     }
 
     private static String identifier(YamlMapping m, String key, String defaultValue) {

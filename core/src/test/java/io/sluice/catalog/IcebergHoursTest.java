@@ -215,6 +215,34 @@ class IcebergHoursTest {
         assertThat(users(rerun.table())).containsExactlyInAnyOrder("u1", "u2");
     }
 
+    @Test
+    void shouldExpireSnapshotsOlderThanTheRetentionAndKeepTheRows() throws IOException {
+        IcebergHours hours = new IcebergHours(catalog.table(purchases), purchases);
+        for (int h = 0; h < 3; h++) {
+            Instant hour = HOUR_5.plusSeconds(3600L * h);
+            hours.commit(
+                    partition(hour),
+                    "d" + h,
+                    List.of(file(hours, hour, "000000_0_" + h + ".parquet", "u" + h)));
+        }
+        Table table = hours.table();
+        long newest = table.currentSnapshot().timestampMillis();
+
+        // A retention reaching back past every snapshot expires none.
+        assertThat(
+                        Maintenance.expireSnapshots(
+                                catalog, List.of(purchases), java.time.Duration.ofDays(1), newest))
+                .containsEntry("purchases", 0);
+        assertThat(
+                        Maintenance.expireSnapshots(
+                                catalog, List.of(purchases), java.time.Duration.ZERO, newest + 1))
+                .containsEntry("purchases", 2);
+
+        table.refresh();
+        assertThat(table.snapshots()).hasSize(1);
+        assertThat(users(table)).containsExactlyInAnyOrder("u0", "u1", "u2");
+    }
+
     private static String partition(Instant hour) {
         return HourPartitioner.partition(hour.toEpochMilli());
     }

@@ -69,6 +69,20 @@ class CatalogConfigTest {
     }
 
     @Test
+    void shouldReadTheSnapshotRetention() {
+        assertThat(parse(VALID).catalog().snapshotRetention())
+                .isEqualTo(CatalogConfig.DEFAULT_SNAPSHOT_RETENTION);
+        assertThat(parse(withCatalog("snapshot_retention: 2d")).catalog().snapshotRetention())
+                .isEqualTo(java.time.Duration.ofDays(2));
+        assertThat(errors(withCatalog("snapshot_retention: soon")))
+                .hasSize(1)
+                .allSatisfy(
+                        e ->
+                                assertThat(e)
+                                        .startsWith("sluice.yaml:14: catalog.snapshot_retention:"));
+    }
+
+    @Test
     void shouldTurnTheCatalogOff() {
         assertThat(parse(withCatalog("type: none")).catalog()).isEqualTo(CatalogConfig.NONE);
     }
