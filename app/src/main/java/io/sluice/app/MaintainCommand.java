@@ -2,6 +2,7 @@ package io.sluice.app;
 
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.catalog.Maintenance;
+import io.sluice.config.Durations;
 import io.sluice.config.SluiceConfig;
 import java.io.PrintWriter;
 import java.util.Map;
@@ -46,7 +47,7 @@ final class MaintainCommand implements Callable<Integer> {
                     (table, n) ->
                             out.printf(
                                     "maintain: %s: %d snapshots expired (older than %s)%n",
-                                    table, n, cfg.catalog().snapshotRetention()));
+                                    table, n, Durations.format(cfg.catalog().snapshotRetention())));
         }
         out.flush();
         return 0;
