@@ -71,6 +71,11 @@ public record CatalogConfig(
                 DEFAULT_SNAPSHOT_RETENTION);
     }
 
+    /** Where the catalog is, for messages: its SQLite file or REST endpoint. */
+    public String sqlitePathOrUri() {
+        return type == CatalogType.SQLITE ? sqlitePath().toString() : String.valueOf(uri);
+    }
+
     /** Whether the lake's tables are registered in a catalog. */
     public boolean isEnabled() {
         return type != CatalogType.NONE;
