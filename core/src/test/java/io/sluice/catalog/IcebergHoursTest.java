@@ -216,6 +216,33 @@ class IcebergHoursTest {
     }
 
     @Test
+    void shouldGiveTwoSubtasksCreatingTheTableAtOnceTheSameTable() throws Exception {
+        catalog.close();
+        java.nio.file.Files.deleteIfExists(root.resolve("lake/catalog.db"));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<Callable<String>> opens = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            opens.add(
+                    () -> {
+                        try (LakeCatalog own = LakeCatalog.open(config)) {
+                            return own.table(purchases).uuid().toString();
+                        }
+                    });
+        }
+        List<String> uuids = new ArrayList<>();
+        try {
+            for (Future<String> opened : pool.invokeAll(opens)) {
+                uuids.add(opened.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        catalog = LakeCatalog.open(config);
+
+        assertThat(uuids).hasSize(2).containsOnly(catalog.table(purchases).uuid().toString());
+    }
+
+    @Test
     void shouldExpireSnapshotsOlderThanTheRetentionAndKeepTheRows() throws IOException {
         IcebergHours hours = new IcebergHours(catalog.table(purchases), purchases);
         for (int h = 0; h < 3; h++) {
