@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
             CompactCommand.class,
             StopCommand.class,
             DdlCommand.class,
+            MaintainCommand.class,
             DescribeCommand.class,
             FeaturesCommand.class,
             GetCommand.class,

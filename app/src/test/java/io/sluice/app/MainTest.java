@@ -56,6 +56,7 @@ class MainTest {
                     "compact",
                     "stop",
                     "ddl",
+                    "maintain",
                     "describe",
                     "features",
                     "get",

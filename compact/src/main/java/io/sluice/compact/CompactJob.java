@@ -1,5 +1,8 @@
 package io.sluice.compact;
 
+import io.sluice.catalog.IcebergHours;
+import io.sluice.catalog.LakeCatalog;
+import io.sluice.config.CatalogConfig;
 import io.sluice.config.CompactConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -144,7 +147,8 @@ public final class CompactJob {
                                 tables,
                                 root.toString(),
                                 options.force(),
-                                config.compact().memoryPercent()))
+                                config.compact().memoryPercent(),
+                                config.catalog()))
                 .uid("compact-hours")
                 .name("compact hour");
     }
@@ -213,6 +217,8 @@ public final class CompactJob {
         private final String root;
         private final boolean force;
         private final int memoryPercent;
+        private final CatalogConfig catalogConfig;
+        private transient LakeCatalog catalog;
         private transient Map<String, HourCompactor> compactors;
         private transient Counter compacted;
         private transient Counter upToDate;
@@ -221,15 +227,24 @@ public final class CompactJob {
         private transient Counter duplicates;
 
         CompactHours(
-                Map<String, TableConfig> tables, String root, boolean force, int memoryPercent) {
+                Map<String, TableConfig> tables,
+                String root,
+                boolean force,
+                int memoryPercent,
+                CatalogConfig catalogConfig) {
             this.tables = tables;
             this.root = root;
             this.force = force;
             this.memoryPercent = memoryPercent;
+            this.catalogConfig = catalogConfig;
         }
 
         @Override
-        public void open(OpenContext context) {
+        public void open(OpenContext context) throws IOException {
+            catalog =
+                    catalogConfig.isEnabled()
+                            ? LakeCatalog.open(catalogConfig, URI.create(root))
+                            : null;
             compactors = new LinkedHashMap<>();
             // Share the machine's cores between this job's subtasks: each writes its hour's
             // bucket files on its share.
@@ -242,13 +257,27 @@ public final class CompactJob {
                     (name, t) ->
                             compactors.put(
                                     name,
-                                    new HourCompactor(t, URI.create(root), threads, memoryBudget)));
+                                    new HourCompactor(
+                                            t,
+                                            URI.create(root),
+                                            threads,
+                                            memoryBudget,
+                                            catalog == null
+                                                    ? null
+                                                    : new IcebergHours(catalog.table(t), t))));
             var metrics = getRuntimeContext().getMetricGroup();
             compacted = metrics.counter("hoursCompacted");
             upToDate = metrics.counter("hoursUpToDate");
             failed = metrics.counter("hoursFailed");
             rows = metrics.counter("rowsWritten");
             duplicates = metrics.counter("duplicatesRemoved");
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (catalog != null) {
+                catalog.close();
+            }
         }
 
         @Override

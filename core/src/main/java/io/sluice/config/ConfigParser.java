@@ -27,6 +27,7 @@ final class ConfigParser {
                     "online",
                     "checkpoint",
                     "compact",
+                    "catalog",
                     "tables",
                     "feature_views");
 
@@ -57,6 +58,7 @@ final class ConfigParser {
         OnlineConfig online = InfraSections.online(root, storage);
         CheckpointConfig checkpoint = InfraSections.checkpoint(root);
         CompactConfig compact = InfraSections.compact(root);
+        CatalogConfig catalog = CatalogSection.parse(root, storage);
         Map<String, ParsedTable> tables = tables(root);
         List<FeatureViewConfig> views = featureViews(root, tables);
         problems.throwIfAny();
@@ -66,6 +68,7 @@ final class ConfigParser {
                 online,
                 checkpoint,
                 compact,
+                catalog,
                 tables.values().stream().map(ParsedTable::config).toList(),
                 views);
     }

@@ -23,6 +23,8 @@ import org.apache.avro.Schema;
  * @param online online feature store
  * @param checkpoint checkpointing settings (defaults when the section is absent)
  * @param compact the compact job's memory settings (defaults when the section is absent)
+ * @param catalog the Iceberg catalog the warehouse tables are registered in ({@link
+ *     CatalogConfig#NONE} for none)
  * @param tables the tables, in file order, at least one
  * @param featureViews the feature views, in file order, possibly none
  */
@@ -32,9 +34,11 @@ public record SluiceConfig(
         OnlineConfig online,
         CheckpointConfig checkpoint,
         CompactConfig compact,
+        CatalogConfig catalog,
         List<TableConfig> tables,
         List<FeatureViewConfig> featureViews) {
     public SluiceConfig {
+        Objects.requireNonNull(catalog, "catalog");
         Objects.requireNonNull(kafka, "kafka");
         Objects.requireNonNull(storage, "storage");
         Objects.requireNonNull(online, "online");
@@ -44,7 +48,25 @@ public record SluiceConfig(
         featureViews = List.copyOf(featureViews);
     }
 
-    /** A configuration with the compact job's default settings. */
+    /** A configuration without a catalog. */
+    public SluiceConfig(
+            KafkaConfig kafka,
+            StorageConfig storage,
+            OnlineConfig online,
+            CheckpointConfig checkpoint,
+            CompactConfig compact,
+            List<TableConfig> tables,
+            List<FeatureViewConfig> featureViews) {
+        this(kafka, storage, online, checkpoint, compact, CatalogConfig.NONE, tables, featureViews);
+    }
+
+    /** This configuration with {@code catalog} instead of its own. */
+    public SluiceConfig withCatalog(CatalogConfig catalog) {
+        return new SluiceConfig(
+                kafka, storage, online, checkpoint, compact, catalog, tables, featureViews);
+    }
+
+    /** A configuration with the compact job's default settings and no catalog. */
     public SluiceConfig(
             KafkaConfig kafka,
             StorageConfig storage,

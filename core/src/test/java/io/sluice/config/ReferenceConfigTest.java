@@ -145,6 +145,17 @@ class ReferenceConfigTest {
     }
 
     @Test
+    void shouldRegisterTheTablesInAnIcebergCatalogNextToTheLake(@TempDir Path dir)
+            throws IOException {
+        Files.copy(REFERENCE, dir.resolve("sluice.yaml"));
+
+        SluiceConfig config = SluiceConfig.load(dir.resolve("sluice.yaml"));
+
+        assertThat(config.catalog().type()).isEqualTo(CatalogType.SQLITE);
+        assertThat(config.catalog().sqlitePath()).isEqualTo(dir.resolve("data/catalog.db"));
+    }
+
+    @Test
     void shouldResolveSchemasFromTheRegistryByDefault(@TempDir Path dir) throws IOException {
         Files.copy(REFERENCE, dir.resolve("sluice.yaml"));
 

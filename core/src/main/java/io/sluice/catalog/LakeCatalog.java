@@ -1,0 +1,159 @@
+package io.sluice.catalog;
+
+import io.sluice.config.CatalogConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TableConfig;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.mapping.MappingUtil;
+import org.apache.iceberg.mapping.NameMappingParser;
+
+/**
+ * The lake's Iceberg catalog, opened from the {@code catalog} section: one Iceberg table per
+ * warehouse table, named {@code <namespace>.<table>}, with its metadata under {@code
+ * <storage.root>/warehouse/_iceberg/<table>} (a leading underscore, which Hive-style globs and
+ * partition discovery skip) and its data files the warehouse's own.
+ */
+public final class LakeCatalog implements Closeable {
+
+    /** The directory of the Iceberg tables' metadata in the warehouse zone. */
+    public static final String METADATA_DIR = "_iceberg";
+
+    private final Catalog catalog;
+    private final CatalogConfig config;
+    private final URI warehouseRoot;
+
+    private LakeCatalog(Catalog catalog, CatalogConfig config, URI warehouseRoot) {
+        this.catalog = catalog;
+        this.config = config;
+        this.warehouseRoot = warehouseRoot;
+    }
+
+    /** Opens the catalog of {@code config}, which must have one. */
+    public static LakeCatalog open(SluiceConfig config) throws IOException {
+        return open(config.catalog(), config.rootUri());
+    }
+
+    /** Opens {@code catalog} for the lake at {@code storageRoot}. */
+    public static LakeCatalog open(CatalogConfig catalog, URI storageRoot) throws IOException {
+        if (!catalog.isEnabled()) {
+            throw new IllegalArgumentException("catalog.type is none: no catalog to open");
+        }
+        if (catalog.type() == io.sluice.config.CatalogType.SQLITE) {
+            Path parent = catalog.sqlitePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+        }
+        URI warehouseRoot = URI.create(storageRoot + "/warehouse");
+        Map<String, String> props = catalog.icebergProperties(warehouseRoot);
+        // Hadoop's file systems (under Iceberg's HadoopFileIO) keep the context class loader of
+        // the thread that first loads them, in static state and a shutdown hook; in a Flink task
+        // that is the job's class loader, closed when the job ends. Load them with Sluice's own.
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(LakeCatalog.class.getClassLoader());
+        // The JDBC catalog creates its own tables in the database when it opens; two subtasks of
+        // this JVM opening a new database at once would race on that.
+        synchronized (LakeCatalog.class) {
+            try {
+                Configuration conf = new Configuration();
+                conf.setClassLoader(LakeCatalog.class.getClassLoader());
+                FileSystem.getLocal(conf);
+                Catalog opened = CatalogUtil.buildIcebergCatalog(catalog.name(), props, conf);
+                return new LakeCatalog(opened, catalog, warehouseRoot);
+            } finally {
+                thread.setContextClassLoader(previous);
+            }
+        }
+    }
+
+    /** The Iceberg catalog itself. */
+    public Catalog catalog() {
+        return catalog;
+    }
+
+    public TableIdentifier identifier(String table) {
+        return TableIdentifier.of(Namespace.of(config.namespace()), table);
+    }
+
+    /** {@code <storage.root>/warehouse/_iceberg/<table>}. */
+    public String location(String table) {
+        return warehouseRoot + "/" + METADATA_DIR + "/" + table;
+    }
+
+    /** The Iceberg table of a warehouse table, created (empty) if the catalog has none yet. */
+    public Table table(TableConfig table) {
+        TableIdentifier id = identifier(table.name());
+        try {
+            return catalog.loadTable(id);
+        } catch (NoSuchTableException missing) {
+            // Created below.
+        }
+        createNamespace();
+        Schema schema = IcebergTableSpec.schema(table);
+        try {
+            Transaction create =
+                    catalog.buildTable(id, schema)
+                            .withPartitionSpec(IcebergTableSpec.partitionSpec(schema, table))
+                            .withSortOrder(IcebergTableSpec.sortOrder(schema, table))
+                            .withLocation(location(table.name()))
+                            .withProperties(IcebergTableSpec.properties(table))
+                            .createTransaction();
+            // The warehouse's files carry no Iceberg field ids: readers map columns by name. The
+            // mapping needs the ids the catalog assigned, so it is set in the same transaction.
+            create.updateProperties()
+                    .set(
+                            TableProperties.DEFAULT_NAME_MAPPING,
+                            NameMappingParser.toJson(MappingUtil.create(create.table().schema())))
+                    .commit();
+            create.commitTransaction();
+        } catch (RuntimeException raced) {
+            // Another subtask created it first (SQLite reports that as a plain SQL error):
+            // theirs is the same table.
+            if (!catalog.tableExists(id)) {
+                throw raced;
+            }
+        }
+        return catalog.loadTable(id);
+    }
+
+    private void createNamespace() {
+        if (catalog instanceof SupportsNamespaces namespaces) {
+            Namespace ns = Namespace.of(config.namespace());
+            if (!namespaces.namespaceExists(ns)) {
+                try {
+                    namespaces.createNamespace(ns);
+                } catch (RuntimeException raced) {
+                    // Created by another subtask (SQLite reports that as a plain SQL error).
+                    if (!namespaces.namespaceExists(ns)) {
+                        throw raced;
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (catalog instanceof Closeable closeable) {
+            closeable.close();
+        }
+    }
+}
