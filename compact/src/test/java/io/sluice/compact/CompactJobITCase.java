@@ -123,6 +123,12 @@ class CompactJobITCase {
                     .containsEntry("late-1", hour);
         } finally {
             job.cancel().get();
+            // Cancelling is acknowledged before the task stops: an hour it was publishing could
+            // still be writing under the temporary directory JUnit deletes next.
+            Await.until(
+                    "the job stopped",
+                    Duration.ofSeconds(60),
+                    () -> job.getJobStatus().join().isGloballyTerminalState());
         }
     }
 
