@@ -1,7 +1,6 @@
 package io.sluice.config;
 
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -150,15 +149,8 @@ final class CatalogSection {
         if (text == null) {
             return null;
         }
-        URI uri;
-        try {
-            uri = new URI(text);
-        } catch (URISyntaxException e) {
-            uri = null;
-        }
-        if (uri == null
-                || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
-                || uri.getHost() == null) {
+        URI uri = YamlMapping.httpUri(text);
+        if (uri == null) {
             m.report("uri", "must be the REST catalog's http:// or https:// endpoint");
             return null;
         }

@@ -2,7 +2,6 @@ package io.sluice.config;
 
 import io.sluice.config.S3Config.EnvCredentials;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -78,12 +77,7 @@ final class S3Section {
         if (text == null) {
             return null;
         }
-        URI uri;
-        try {
-            uri = new URI(text);
-        } catch (URISyntaxException e) {
-            uri = null;
-        }
+        URI uri = YamlMapping.httpUri(text);
         if (uri != null && uri.getRawUserInfo() != null) {
             m.report(
                     "endpoint",
@@ -91,11 +85,8 @@ final class S3Section {
                             + " with access_key_env and secret_key_env");
             return null;
         }
-        boolean http =
-                uri != null && ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()));
-        String path = http ? uri.getRawPath() : null;
-        if (!http
-                || uri.getHost() == null
+        String path = uri != null ? uri.getRawPath() : null;
+        if (uri == null
                 || !(path == null || path.isEmpty() || path.equals("/"))
                 || uri.getRawQuery() != null
                 || uri.getRawFragment() != null) {

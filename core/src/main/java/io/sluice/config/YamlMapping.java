@@ -1,5 +1,7 @@
 package io.sluice.config;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -119,6 +121,20 @@ final class YamlMapping {
     /** Records a problem with the value of {@code key}. */
     void report(String key, String message) {
         ctx.problems().add(line(key), child(key), message);
+    }
+
+    /**
+     * {@code text} as an {@code http://} or {@code https://} URI with a host, or null if it is not
+     * one (the caller reports it, naming what the key must be).
+     */
+    static URI httpUri(String text) {
+        try {
+            URI uri = new URI(text);
+            boolean http = "http".equals(uri.getScheme()) || "https".equals(uri.getScheme());
+            return http && uri.getHost() != null ? uri : null;
+        } catch (URISyntaxException e) {
+            return null;
+        }
     }
 
     // ---- scalars -----------------------------------------------------------------------------
