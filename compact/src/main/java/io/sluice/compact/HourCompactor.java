@@ -28,14 +28,10 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,7 +43,6 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
-import org.apache.iceberg.Metrics;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,13 +120,12 @@ public final class HourCompactor {
     private final WarehouseSchema warehouseSchema;
     private final HourRows hourRows;
     private final WarehouseHours hours;
-    private final URI warehouseTable;
     private final int threads;
     private final long memoryBudget;
     private final IntConsumer afterBucket;
 
-    /** The table's Iceberg table, committed to after each publish; null without a catalog. */
-    private final IcebergHours iceberg;
+    /** Commits to the table's Iceberg table after each publish; null without a catalog. */
+    private final IcebergCommits iceberg;
 
     /**
      * @param root the local directory of {@code storage.root}
@@ -202,12 +196,17 @@ public final class HourCompactor {
         this.threads = threads;
         this.memoryBudget = memoryBudget;
         this.afterBucket = afterBucket;
-        this.iceberg = iceberg;
         this.stagingRoot = LakeFiles.resolve(root, "_staging/compact/" + table.name());
         this.warehouseSchema = WarehouseSchema.of(table.schema());
         this.hourRows = new HourRows(table);
         this.hours = new WarehouseHours(table, root);
-        this.warehouseTable = LakeFiles.resolve(root, "warehouse/" + table.name());
+        this.iceberg =
+                iceberg == null
+                        ? null
+                        : new IcebergCommits(
+                                iceberg,
+                                hours,
+                                LakeFiles.resolve(root, "warehouse/" + table.name()));
     }
 
     /**
@@ -237,29 +236,9 @@ public final class HourCompactor {
     public List<String> pending(Optional<Long> fromHour, Optional<Long> toHour, boolean force)
             throws IOException {
         List<String> pending = hours.pending(fromHour, toHour, force);
-        if (iceberg == null || force) {
-            return pending;
-        }
-        // Hours published but not committed to the Iceberg table (a crash between the two):
-        // compacting one finds it up to date and commits it.
-        Set<String> listed = new HashSet<>(pending);
-        Map<String, Set<String>> committed = iceberg.filesByPartition();
-        List<String> behind = new ArrayList<>(pending);
-        for (WarehouseManifest m : WarehouseManifest.readAll(warehouseTable)) {
-            long start = HourPartitioner.parse(m.partition());
-            if (listed.contains(m.partition())
-                    || fromHour.isPresent() && start < fromHour.get()
-                    || toHour.isPresent() && start >= toHour.get()) {
-                continue;
-            }
-            Set<String> wanted = new HashSet<>();
-            m.files().forEach(f -> wanted.add(location(m.partition(), f.name())));
-            if (!wanted.equals(committed.getOrDefault(m.partition(), Set.of()))) {
-                behind.add(m.partition());
-            }
-        }
-        behind.sort(Comparator.naturalOrder());
-        return behind;
+        return iceberg == null || force
+                ? pending
+                : iceberg.withUncommitted(pending, fromHour, toHour);
     }
 
     /**
@@ -281,8 +260,10 @@ public final class HourCompactor {
         if (!force
                 && current.isPresent()
                 && current.get().sourceManifestSha256().equals(sourceDigest)) {
-            // Published before, but perhaps not committed: a crash between the two.
-            commitPublished(partition, current.get());
+            if (iceberg != null) {
+                // Published before, but perhaps not committed: a crash between the two.
+                iceberg.commitPublished(current.get());
+            }
             return Result.of(Outcome.UP_TO_DATE, current.get());
         }
 
@@ -361,61 +342,25 @@ public final class HourCompactor {
         try (Publication hour =
                 Publication.begin(
                         warehouseHour(partition), stagingRoot, partition.replace('/', '_'))) {
-            Map<String, Metrics> metrics = new ConcurrentHashMap<>();
+            IcebergCommits.Hour committed = iceberg == null ? null : iceberg.hour();
             List<WarehouseManifest.BucketFile> files =
                     writeBuckets(
                             hour.scratch(),
                             buckets,
                             pool,
                             f -> {
-                                if (iceberg != null) {
-                                    // Read from the local copy, before an upload removes it.
-                                    metrics.put(
-                                            f.name(),
-                                            iceberg.metrics(hour.scratch().resolve(f.name())));
+                                if (committed != null) {
+                                    committed.written(hour.scratch().resolve(f.name()));
                                 }
                                 hour.add(f.name());
                             });
             WarehouseManifest manifest = manifest(partition, sourceDigest, sourceRows, files);
             hour.publish(WarehouseManifest.NAME, manifest.toJson());
-            if (iceberg != null) {
-                List<IcebergHours.HourFile> committed = new ArrayList<>();
-                for (WarehouseManifest.BucketFile f : files) {
-                    committed.add(
-                            new IcebergHours.HourFile(
-                                    location(partition, f.name()),
-                                    f.bytes(),
-                                    metrics.get(f.name())));
-                }
-                iceberg.commit(partition, sourceDigest, committed);
+            if (committed != null) {
+                committed.commit(manifest);
             }
             return manifest;
         }
-    }
-
-    /**
-     * Commits a published hour to the Iceberg table unless its partition holds exactly the hour's
-     * files; their metrics are read from the published files only then.
-     */
-    private void commitPublished(String partition, WarehouseManifest published) {
-        if (iceberg == null) {
-            return;
-        }
-        Set<String> wanted = new HashSet<>();
-        published.files().forEach(f -> wanted.add(location(partition, f.name())));
-        if (iceberg.filesOf(partition).keySet().equals(wanted)) {
-            return;
-        }
-        List<IcebergHours.HourFile> files = new ArrayList<>();
-        for (WarehouseManifest.BucketFile f : published.files()) {
-            files.add(iceberg.published(location(partition, f.name()), f.bytes()));
-        }
-        iceberg.commit(partition, published.sourceManifestSha256(), files);
-    }
-
-    /** The full location of a published file of the hour, as the Iceberg table records it. */
-    private String location(String partition, String name) {
-        return LakeFiles.resolve(warehouseHour(partition), name).toString();
     }
 
     /** What is done with a bucket file once it is written, before the next step counts it. */
