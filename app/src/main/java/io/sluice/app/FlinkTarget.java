@@ -1,8 +1,6 @@
 package io.sluice.app;
 
 import io.sluice.features.training.TrainingSetBuilder;
-import java.io.File;
-import java.util.Arrays;
 import java.util.function.Supplier;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -10,8 +8,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /**
  * Where a batch job of a command runs: {@code local}, a Flink cluster in this process (or the
  * context's, under a test's MiniCluster); or {@code HOST:PORT}, the REST endpoint of a running
- * Flink cluster, to which the job is submitted with the jars on this JVM's class path (Sluice's own
- * and its dependencies), as {@code flink run -m HOST:PORT} would.
+ * Flink cluster, to which the job is submitted with the job jar ({@link RemoteJob#jobJar}, Sluice
+ * and its dependencies without Flink's), as the other commands' {@code --target} submits it. The
+ * cluster provides Flink's own jars; shipping this JVM's whole class path instead would upload the
+ * launcher's lib/ (Flink, the Kafka broker, DuckDB: about 190 MB more) with every job.
  *
  * @param host empty for local
  * @param port the REST port of a remote cluster
@@ -64,14 +64,11 @@ record FlinkTarget(String host, int port, Integer parallelism) {
                     ? TrainingSetBuilder.local(parallelism)
                     : StreamExecutionEnvironment::getExecutionEnvironment;
         }
+        String jar = RemoteJob.jobJar().toString();
         return () -> {
-            String[] jars =
-                    Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                            .filter(j -> j.endsWith(".jar"))
-                            .toArray(String[]::new);
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.createRemoteEnvironment(
-                            host, port, new Configuration(), jars);
+                            host, port, new Configuration(), jar);
             if (parallelism != null) {
                 env.setParallelism(parallelism);
             }

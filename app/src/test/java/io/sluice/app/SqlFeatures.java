@@ -5,21 +5,40 @@ import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.testing.DuckDb;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code value(f, e, t)} computed in DuckDB SQL over the warehouse Parquet files: an independent
- * implementation of DESIGN.md's definition, sharing no code with the tile library.
+ * implementation of DESIGN.md's definition, sharing no code with the tile library. DuckDB reads a
+ * table's files once, into a temporary table of the connection, on the first question about it: the
+ * callers ask hundreds, and a scan of every bucket file of every hour for each cost most of their
+ * tests' time.
  */
 final class SqlFeatures {
 
     private final DuckDb duck;
     private final Path warehouse;
+    private final Set<String> loaded = new HashSet<>();
 
     SqlFeatures(DuckDb duck, Path warehouse) {
         this.duck = duck;
         this.warehouse = warehouse;
+    }
+
+    /** The temporary table holding every warehouse row of {@code table}, read on first use. */
+    private String rowsOf(TableConfig table) {
+        String name = "sql_features_" + table.name();
+        if (loaded.add(table.name())) {
+            duck.execute(
+                    String.format(
+                            "create or replace temp table %s as select * from"
+                                    + " read_parquet('%s/%s/*/*/*.parquet')",
+                            name, warehouse, table.name()));
+        }
+        return name;
     }
 
     /**
@@ -31,10 +50,9 @@ final class SqlFeatures {
         long start = Math.floorDiv(t, tile) * tile - view.ttl().toMillis();
         return duck.count(
                         String.format(
-                                "select count(*) from read_parquet('%s/%s/*/*/*.parquet') where"
+                                "select count(*) from %s where"
                                         + " %s = '%s' and epoch_ms(%s) >= %d and epoch_ms(%s) < %d",
-                                warehouse,
-                                table.name(),
+                                rowsOf(table),
                                 table.key(),
                                 entity.replace("'", "''"),
                                 table.eventTime(),
@@ -51,10 +69,9 @@ final class SqlFeatures {
         long start = Math.floorDiv(t, tile) * tile - f.effectiveWindow().toMillis();
         String rows =
                 String.format(
-                        "(select * from read_parquet('%s/%s/*/*/*.parquet')"
+                        "(select * from %s"
                                 + " where %s = '%s' and epoch_ms(%s) >= %d and epoch_ms(%s) < %d)",
-                        warehouse,
-                        table.name(),
+                        rowsOf(table),
                         table.key(),
                         entity.replace("'", "''"),
                         table.eventTime(),

@@ -264,9 +264,15 @@ class TrainingSetJobITCase {
         Files.walk(Path.of(config.rootUri()).resolve("training_sets"))
                 .sorted(java.util.Comparator.reverseOrder())
                 .forEach(p -> p.toFile().delete());
-        // A client in its own JVM, as `./sluice training-set --target` on another machine.
+        // A client in its own JVM, as `./sluice training-set --target` on another machine: it
+        // submits the job jar (the one ./sluice runs from; a test JVM runs from classes, so names
+        // it).
         Child remoteRun =
                 child(
+                        "-D"
+                                + RemoteJob.JAR_PROPERTY
+                                + "="
+                                + System.getProperty(RemoteJob.JAR_PROPERTY),
                         "-cp",
                         classpath(),
                         Main.class.getName(),

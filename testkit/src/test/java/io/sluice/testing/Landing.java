@@ -1,7 +1,9 @@
 package io.sluice.testing;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +22,22 @@ public final class Landing {
 
     /**
      * Every row of every committed {@code .avro} file (in-progress and hidden files are skipped).
+     * The landing zone may be live: a walk that meets an in-progress file just renamed or removed
+     * by a running job walks again.
      */
     public static List<Row> rows(Path tableDir) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return walk(tableDir);
+            } catch (UncheckedIOException e) {
+                if (!(e.getCause() instanceof NoSuchFileException) || attempt == 10) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static List<Row> walk(Path tableDir) {
         List<Row> rows = new ArrayList<>();
         if (!Files.isDirectory(tableDir)) {
             return rows;
