@@ -4,7 +4,6 @@ import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.EntityTiles;
-import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
@@ -13,6 +12,7 @@ import io.sluice.features.agg.Windows;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.online.OnlineStore;
+import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFiles;
 import io.sluice.lake.WarehouseHours;
@@ -20,9 +20,11 @@ import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -96,6 +98,7 @@ public final class ConsistencyCheck {
             // count events that are not compacted (or not landed) yet.
             long until = Math.min(now, new WarehouseHours(table, config.rootUri()).completeUntil());
             List<WarehouseManifest> hours = hoursWithin(dir, now - view.ttlMillis(), until);
+            List<Sample> picked = new ArrayList<>();
             for (int i = 0; i < samples && !hours.isEmpty(); i++) {
                 sampled.accept(++done);
                 WarehouseManifest hour = hours.get(random.nextInt(hours.size()));
@@ -117,25 +120,75 @@ public final class ConsistencyCheck {
                                                                                 * HourPartitioner
                                                                                         .hourMillis())
                                                         - lo));
-                FeatureReader.Vector served = online.read(refs, List.of(entity), at).get(0);
                 List<FeatureDef> read = new ArrayList<>(view.features());
                 read.add(view.presence());
-                long from = Windows.start(read, at, view.tileMillis());
-                EntityTiles offline = new EntityTiles(view.tileMillis(), view.coarseMillis());
-                for (EventEntry e : warehouse.events(view, entity, from, at)) {
-                    offline.add(e);
-                }
-                boolean known = Windows.present(view, at, offline);
+                picked.add(
+                        new Sample(
+                                entity,
+                                Windows.start(read, at, view.tileMillis()),
+                                at,
+                                new EntityTiles(view.tileMillis(), view.coarseMillis())));
+            }
+            readOffline(table, view, warehouse, picked);
+            for (Sample sample : picked) {
+                FeatureReader.Vector served =
+                        online.read(refs, List.of(sample.entity), sample.at).get(0);
+                boolean known = Windows.present(view, sample.at, sample.offline);
                 for (int j = 0; j < view.features().size(); j++) {
                     FeatureDef f = view.features().get(j);
                     compare(
                             reports.get(view.name() + ":" + f.name()),
                             served.values().get(j),
-                            known ? offline.value(f, at) : Windows.notFound());
+                            known ? sample.offline.value(f, sample.at) : Windows.notFound());
                 }
             }
         }
         return new ArrayList<>(reports.values());
+    }
+
+    /**
+     * A sampled entity and time, and its events in {@code [from, at)} as the warehouse has them.
+     */
+    private record Sample(String entity, long from, long at, EntityTiles offline) {}
+
+    /**
+     * Adds to each sample's tiles its entity's warehouse events in {@code [from, at)}: each bucket
+     * file that samples need (their entity's bucket, in each hour their windows touch) is read
+     * once, for all of those samples' entities. Samples of one bucket share its files: read sample
+     * by sample, a file was opened once for each, which on an object store is a round trip each.
+     */
+    private static void readOffline(
+            TableConfig table, ViewDef view, WarehouseEvents warehouse, List<Sample> samples)
+            throws IOException {
+        long hour = HourPartitioner.hourMillis();
+        Map<URI, List<Sample>> byFile = new LinkedHashMap<>();
+        for (Sample sample : samples) {
+            int bucket = HiveBucketing.bucket(sample.entity, table.buckets());
+            for (long h = Math.floorDiv(sample.from, hour) * hour; h < sample.at; h += hour) {
+                URI file = warehouse.bucketFile(h, bucket);
+                if (file != null) {
+                    byFile.computeIfAbsent(file, f -> new ArrayList<>()).add(sample);
+                }
+            }
+        }
+        for (Map.Entry<URI, List<Sample>> file : byFile.entrySet()) {
+            Set<String> entities = new HashSet<>();
+            file.getValue().forEach(sample -> entities.add(sample.entity));
+            WarehouseEvents.scan(
+                    table,
+                    LakeFiles.parquetInput(file.getKey()),
+                    view,
+                    entities,
+                    (entity, event) -> {
+                        for (Sample sample : file.getValue()) {
+                            if (sample.entity.equals(entity)
+                                    && event.ts() >= sample.from
+                                    && event.ts() < sample.at) {
+                                sample.offline.add(event);
+                            }
+                        }
+                    });
+        }
     }
 
     private static void compare(Report r, FeatureValue online, FeatureValue offline) {

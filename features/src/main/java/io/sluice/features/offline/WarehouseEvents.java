@@ -3,7 +3,6 @@ package io.sluice.features.offline;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.ViewDef;
-import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFiles;
 import io.sluice.lake.WarehouseManifest;
@@ -32,9 +31,9 @@ import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.api.Binary;
 
 /**
- * An entity's accepted events read back from the warehouse: only the hours a time range touches,
- * and in each only the entity's bucket file (the Hive bucketing contract), with a Parquet filter on
- * the key so row groups and pages without it are skipped (statistics and bloom filters).
+ * Entities' accepted events read back from the warehouse: an entity's rows of an hour are in that
+ * hour's file of the entity's bucket (the Hive bucketing contract), which is read with a Parquet
+ * filter on the key so row groups and pages without it are skipped (statistics and bloom filters).
  */
 public final class WarehouseEvents {
 
@@ -58,32 +57,6 @@ public final class WarehouseEvents {
                         instanceof LogicalTypes.TimestampMicros
                 ? 1000L
                 : 1L;
-    }
-
-    /**
-     * The entity's events with {@code from <= ts < to} (epoch millis), as {@code view} keeps them.
-     */
-    public List<EventEntry> events(ViewDef view, String entity, long from, long to)
-            throws IOException {
-        List<EventEntry> events = new ArrayList<>();
-        int bucket = HiveBucketing.bucket(entity, table.buckets());
-        long hour = HourPartitioner.hourMillis();
-        for (long h = Math.floorDiv(from, hour) * hour; h < to; h += hour) {
-            URI file = bucketFile(h, bucket);
-            if (file != null) {
-                scan(
-                        table,
-                        LakeFiles.parquetInput(file),
-                        view,
-                        Set.of(entity),
-                        (k, e) -> {
-                            if (e.ts() >= from && e.ts() < to) {
-                                events.add(e);
-                            }
-                        });
-            }
-        }
-        return events;
     }
 
     /**
