@@ -2,6 +2,8 @@ package io.sluice.compact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.catalog.LakeCatalog;
+import io.sluice.config.CatalogConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.generate.GeneratorOptions;
@@ -26,6 +28,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -88,13 +93,28 @@ class CompactJobITCase {
         assertThat(run(range)).as("nothing is stale any more").isEmpty();
     }
 
+    /**
+     * Also the continuous job's Iceberg maintenance: with a retention of one second, it expires
+     * every snapshot but the current one, which still holds every warehouse file.
+     */
     @Test
     void continuousJobCompactsCompletedAndReopenedHours() throws Exception {
+        CatalogConfig c = config.catalog();
+        SluiceConfig shortRetention =
+                config.withCatalog(
+                        new CatalogConfig(
+                                c.type(),
+                                c.name(),
+                                c.namespace(),
+                                c.uri(),
+                                c.warehouse(),
+                                c.properties(),
+                                Duration.ofSeconds(1)));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         CompactJob.define(
                         env,
-                        config,
+                        shortRetention,
                         new CompactJob.Options(
                                 Optional.empty(),
                                 Optional.empty(),
@@ -121,6 +141,26 @@ class CompactJobITCase {
                     () -> manifestRows(hour) == before + 1);
             assertThat(WarehouseCheck.verify(root.resolve("warehouse/purchases"), purchases))
                     .containsEntry("late-1", hour);
+
+            long warehouseFiles =
+                    WarehouseManifest.readAll(root.resolve("warehouse/purchases")).stream()
+                            .mapToLong(m -> m.files().size())
+                            .sum();
+            try (LakeCatalog catalog = LakeCatalog.open(shortRetention)) {
+                Table table = catalog.table(purchases);
+                Await.until(
+                        "the snapshots before the current one expired",
+                        Duration.ofSeconds(60),
+                        () -> {
+                            table.refresh();
+                            return count(table.snapshots()) == 1;
+                        });
+                try (CloseableIterable<FileScanTask> files = table.newScan().planFiles()) {
+                    assertThat(count(files))
+                            .as("the current snapshot's data files")
+                            .isEqualTo(warehouseFiles);
+                }
+            }
         } finally {
             job.cancel().get();
             // Cancelling is acknowledged before the task stops: an hour it was publishing could
@@ -146,6 +186,14 @@ class CompactJobITCase {
                     });
         }
         return results;
+    }
+
+    private static long count(Iterable<?> items) {
+        long n = 0;
+        for (Object ignored : items) {
+            n++;
+        }
+        return n;
     }
 
     private long warehouseRows() {
