@@ -2,7 +2,6 @@ package io.sluice.compact;
 
 import io.sluice.catalog.IcebergHours;
 import io.sluice.catalog.LakeCatalog;
-import io.sluice.catalog.Maintenance;
 import io.sluice.config.CatalogConfig;
 import io.sluice.config.CompactConfig;
 import io.sluice.config.SluiceConfig;
@@ -12,14 +11,11 @@ import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichFlatMapFunction;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
@@ -27,7 +23,6 @@ import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -168,107 +163,6 @@ public final class CompactJob {
                             .size();
         }
         return hours;
-    }
-
-    /**
-     * Lists the hours to compact, for every table, on each trigger. In the continuous job it also
-     * maintains the tables' Iceberg side, as {@code sluice maintain} does: it expires snapshots
-     * older than {@code catalog.snapshot_retention} on its first trigger and then once per
-     * retention, at least hourly. Expiry commits retry on conflict with the hours' commits, like
-     * those do.
-     */
-    static final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
-        private static final Duration MAINTENANCE_AT_LEAST_EVERY = Duration.ofHours(1);
-
-        private final Map<String, TableConfig> tables;
-        private final String root;
-        private final Long fromHour;
-        private final Long toHour;
-        private final boolean force;
-        private final CatalogConfig maintained;
-        private transient List<HourCompactor> compactors;
-        private transient LakeCatalog catalog;
-        private transient long lastMaintenance;
-
-        /**
-         * {@code fromHour} and {@code toHour} are epoch millis, or null for an open end; {@code
-         * maintained} is the catalog whose snapshots to expire, or {@link CatalogConfig#NONE}.
-         */
-        PlanHours(
-                Map<String, TableConfig> tables,
-                String root,
-                Long fromHour,
-                Long toHour,
-                boolean force,
-                CatalogConfig maintained) {
-            this.tables = tables;
-            this.root = root;
-            this.fromHour = fromHour;
-            this.toHour = toHour;
-            this.force = force;
-            this.maintained = maintained;
-        }
-
-        @Override
-        public void open(OpenContext context) throws IOException {
-            compactors = new ArrayList<>();
-            tables.values().forEach(t -> compactors.add(new HourCompactor(t, URI.create(root), 1)));
-            catalog =
-                    maintained.isEnabled() ? LakeCatalog.open(maintained, URI.create(root)) : null;
-            lastMaintenance = Long.MIN_VALUE;
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (catalog != null) {
-                catalog.close();
-            }
-        }
-
-        @Override
-        public void flatMap(Long trigger, Collector<HourTask> out) throws Exception {
-            maintain(System.currentTimeMillis());
-            for (HourCompactor compactor : compactors) {
-                for (String partition :
-                        compactor.pending(
-                                Optional.ofNullable(fromHour),
-                                Optional.ofNullable(toHour),
-                                force)) {
-                    out.collect(new HourTask(compactor.table().name(), partition));
-                }
-            }
-        }
-
-        /** Expires old snapshots when the last expiry is a retention (at most an hour) ago. */
-        private void maintain(long now) {
-            Duration every = maintained.snapshotRetention();
-            if (every.compareTo(MAINTENANCE_AT_LEAST_EVERY) > 0) {
-                every = MAINTENANCE_AT_LEAST_EVERY;
-            }
-            if (catalog == null
-                    || lastMaintenance != Long.MIN_VALUE
-                            && now - lastMaintenance < every.toMillis()) {
-                return;
-            }
-            lastMaintenance = now;
-            try {
-                Map<String, Integer> expired =
-                        Maintenance.expireSnapshots(
-                                catalog,
-                                List.copyOf(tables.values()),
-                                maintained.snapshotRetention(),
-                                now);
-                expired.forEach(
-                        (table, n) -> {
-                            if (n > 0) {
-                                LOG.info("Expired {} Iceberg snapshots of {}", n, table);
-                            }
-                        });
-            } catch (RuntimeException e) {
-                // Compaction goes on; the next maintenance tries again.
-                LOG.warn("Expiring Iceberg snapshots failed; trying again in {}", every, e);
-            }
-        }
     }
 
     /** Compacts one hour; a failure is reported as a result, and the hour retried next pass. */
