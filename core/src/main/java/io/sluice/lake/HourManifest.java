@@ -49,10 +49,11 @@ public final class HourManifest {
     public static List<DataFile> committedFiles(Path hourDir) throws IOException {
         FileSystem fs = hourDir.getFileSystem();
         List<DataFile> files = new ArrayList<>();
-        if (!fs.exists(hourDir)) {
+        FileStatus[] statuses = LakeFiles.listStatus(fs, hourDir);
+        if (statuses == null) {
             return files;
         }
-        for (FileStatus status : fs.listStatus(hourDir)) {
+        for (FileStatus status : statuses) {
             String name = status.getPath().getName();
             if (status.isDir() || !isCommittedDataFile(name)) {
                 continue;

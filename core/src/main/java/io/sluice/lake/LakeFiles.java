@@ -194,12 +194,7 @@ public final class LakeFiles {
      */
     public static List<Entry> list(URI directory) throws IOException {
         Path path = new Path(directory);
-        FileStatus[] statuses;
-        try {
-            statuses = path.getFileSystem().listStatus(path);
-        } catch (FileNotFoundException e) {
-            return List.of();
-        }
+        FileStatus[] statuses = listStatus(path.getFileSystem(), path);
         List<Entry> entries = new ArrayList<>();
         for (FileStatus status : statuses == null ? new FileStatus[0] : statuses) {
             Path p = status.getPath();
@@ -213,6 +208,27 @@ public final class LakeFiles {
         }
         entries.sort(Comparator.comparing(Entry::name));
         return entries;
+    }
+
+    /**
+     * {@code fs.listStatus(path)}, or null if nothing is there. A local file system lists a
+     * directory's names and then reads each one's status, so a file renamed or removed in between
+     * (an in-progress part file the file sink commits, a staging file) fails the listing with
+     * {@link FileNotFoundException}: the directory is then listed again, as long as it exists.
+     */
+    public static FileStatus[] listStatus(FileSystem fs, Path path) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return fs.listStatus(path);
+            } catch (FileNotFoundException e) {
+                if (!fs.exists(path)) {
+                    return null;
+                }
+                if (attempt == 10) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /**

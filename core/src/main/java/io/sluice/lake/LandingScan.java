@@ -110,7 +110,7 @@ public final class LandingScan {
     }
 
     private static FileStatus[] list(FileSystem fs, Path path) throws IOException {
-        FileStatus[] statuses = fs.listStatus(path);
+        FileStatus[] statuses = LakeFiles.listStatus(fs, path);
         return statuses == null ? new FileStatus[0] : statuses;
     }
 }

@@ -98,4 +98,39 @@ class LakeFilesTest {
                 .isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("no atomic rename on s3:");
     }
+
+    /**
+     * Flink's local file system lists names, then reads each one's status: a part file renamed in
+     * between (as the file sink commits an in-progress file) fails that listing. The same file
+     * system here renames the in-progress file just before its status is read, once.
+     */
+    @Test
+    void shouldListALiveDirectoryAgainWhenAFileIsRenamedWhileItIsListed() throws IOException {
+        Path hour = Files.createDirectories(dir.resolve("raw/t/dt=2026-01-01/hr=00"));
+        Files.writeString(hour.resolve("part-0.avro"), "a");
+        Files.writeString(hour.resolve(".part-1.avro.inprogress.0"), "b");
+        var committing =
+                new org.apache.flink.core.fs.local.LocalFileSystem() {
+                    boolean renamed;
+
+                    @Override
+                    public org.apache.flink.core.fs.FileStatus getFileStatus(
+                            org.apache.flink.core.fs.Path f) throws IOException {
+                        if (!renamed && f.getName().contains(".inprogress.")) {
+                            renamed = true;
+                            Files.move(
+                                    hour.resolve(".part-1.avro.inprogress.0"),
+                                    hour.resolve("part-1.avro"));
+                        }
+                        return super.getFileStatus(f);
+                    }
+                };
+        org.apache.flink.core.fs.Path path = new org.apache.flink.core.fs.Path(hour.toUri());
+
+        assertThat(LakeFiles.listStatus(committing, path))
+                .extracting(st -> st.getPath().getName())
+                .containsExactlyInAnyOrder("part-0.avro", "part-1.avro");
+        assertThat(committing.renamed).isTrue();
+        assertThat(LakeFiles.listStatus(committing, path.suffix("/missing"))).isNull();
+    }
 }
