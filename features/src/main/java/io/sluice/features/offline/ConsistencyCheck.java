@@ -100,10 +100,10 @@ public final class ConsistencyCheck {
             List<WarehouseManifest> hours = hoursWithin(dir, now - view.ttlMillis(), until);
             List<Sample> picked = new ArrayList<>();
             for (int i = 0; i < samples && !hours.isEmpty(); i++) {
-                sampled.accept(++done);
                 WarehouseManifest hour = hours.get(random.nextInt(hours.size()));
                 String entity = someEntity(dir, hour, table, random);
                 if (entity == null) {
+                    sampled.accept(++done);
                     continue;
                 }
                 long hourStart = HourPartitioner.parse(hour.partition());
@@ -141,6 +141,8 @@ public final class ConsistencyCheck {
                             served.values().get(j),
                             known ? sample.offline.value(f, sample.at) : Windows.notFound());
                 }
+                // Counted once compared: the files were read for all samples before.
+                sampled.accept(++done);
             }
         }
         return new ArrayList<>(reports.values());
