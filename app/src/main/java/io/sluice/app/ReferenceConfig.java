@@ -55,12 +55,12 @@ public final class ReferenceConfig {
                                 "  store: sqlite            # path defaults to"
                                         + " <storage.root>/online.db\n",
                                 "  store: sqlite\n  path: online.db\n")
-                        // Sluice's Iceberg commits reach the lake through Hadoop's file
-                        // systems, which have no s3 one here: the S3 demo runs without a catalog.
-                        .replace("catalog:\n", "catalog:\n  type: none\n");
+                        // The catalog's database is a local file (the tables' metadata is in
+                        // the bucket, beside their data).
+                        .replace("catalog:\n", "catalog:\n  path: catalog.db\n");
         if (!yaml.contains(LocalS3.ACCESS_KEY_ENV)
                 || !yaml.contains("path: online.db")
-                || !yaml.contains("  type: none\n")) {
+                || !yaml.contains("  path: catalog.db\n")) {
             throw new IllegalStateException(
                     "the reference sluice.yaml's storage or online section changed: update"
                             + " ReferenceConfig");

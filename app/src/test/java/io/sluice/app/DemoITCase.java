@@ -177,7 +177,10 @@ class DemoITCase {
                         "online_entities",
                         "consistency_checked",
                         "consistency_mismatches",
-                        "training_set_rows")) {
+                        "training_set_rows",
+                        "iceberg_tables",
+                        "iceberg_rows",
+                        "iceberg_snapshots")) {
             assertThat(s3Json.get(field)).as(field).isEqualTo(json.get(field));
         }
         Path lake = s3Dir.resolve("s3").resolve(Demo.BUCKET).resolve(Demo.PREFIX);
@@ -191,6 +194,10 @@ class DemoITCase {
                     .allMatch(ids::contains);
         }
         assertThat(s3Ids).isEqualTo(ids);
+        // The catalog on S3: its tables' metadata objects are in the bucket, beside the data.
+        assertThat(s3Json.get("iceberg_matches_warehouse").asBoolean()).isTrue();
+        assertThat(lake.resolve("warehouse/_iceberg/purchases/metadata"))
+                .isDirectoryContaining(p -> p.getFileName().toString().endsWith(".metadata.json"));
     }
 
     private static void duckDbRunsItsDdl(Path config, long warehouseRows) {

@@ -3,6 +3,10 @@ package io.sluice.compact;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.catalog.IcebergHours;
+import io.sluice.catalog.LakeCatalog;
+import io.sluice.config.CatalogConfig;
+import io.sluice.config.CompactConfig;
 import io.sluice.config.StorageConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.generate.GeneratorOptions;
@@ -21,11 +25,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -149,6 +159,68 @@ class S3HourCompactorITCase {
                                             + onDisk("warehouse/purchases/" + HOUR)
                                             + "/*.parquet') where event_id = 'late-1'"))
                     .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void eachHourOnS3IsCommittedToAnIcebergTableWhoseMetadataIsOnS3Too() throws Exception {
+        // The catalog's database is a local file; the table's metadata and data are objects.
+        try (LakeCatalog catalog =
+                LakeCatalog.open(CatalogConfig.sqlite(local.resolve("catalog.db")), lake)) {
+            Table table = catalog.table(purchases);
+            HourCompactor onS3 =
+                    new HourCompactor(
+                            purchases,
+                            lake,
+                            2,
+                            HourCompactor.memoryBudget(CompactConfig.DEFAULTS, 2),
+                            new IcebergHours(table, purchases));
+            List<String> pending = onS3.pending(Optional.empty(), Optional.empty(), false);
+            for (String hour : pending) {
+                onS3.compact(hour, false);
+            }
+            table.refresh();
+            assertThat(table.snapshots()).hasSize(pending.size());
+
+            // Its files are exactly the warehouse objects the manifests list.
+            Set<String> files = new HashSet<>();
+            try (var tasks = table.newScan().planFiles()) {
+                tasks.forEach(t -> files.add(t.file().location()));
+            }
+            Set<String> warehouse = new HashSet<>();
+            URI tableRoot = LakeFiles.resolve(lake, "warehouse/purchases");
+            for (WarehouseManifest m : WarehouseManifest.readAll(tableRoot)) {
+                URI hour = LakeFiles.resolve(tableRoot, m.partition());
+                m.files().forEach(f -> warehouse.add(LakeFiles.resolve(hour, f.name()).toString()));
+            }
+            assertThat(files).isNotEmpty().isEqualTo(warehouse);
+            assertThat(files).allMatch(f -> f.startsWith("s3://"));
+
+            // Its metadata is in the bucket under warehouse/_iceberg, beside nothing else.
+            assertThat(table.location())
+                    .isEqualTo(LakeFiles.resolve(lake, "warehouse/_iceberg/purchases").toString());
+            assertThat(objects("warehouse/_iceberg/purchases/metadata").keySet())
+                    .anyMatch(n -> n.endsWith(".metadata.json"))
+                    .anyMatch(n -> n.endsWith(".avro"));
+
+            // Iceberg's own reader, through the catalog, reads the rows DuckDB reads from the
+            // objects' files.
+            Set<String> ids = new HashSet<>();
+            try (CloseableIterable<Record> rows =
+                    IcebergGenerics.read(table).select("event_id").build()) {
+                rows.forEach(r -> assertThat(ids.add(r.getField("event_id").toString())).isTrue());
+            }
+            Set<String> onDisk = new HashSet<>();
+            try (DuckDb duck = new DuckDb()) {
+                for (var r :
+                        duck.rows(
+                                "select event_id from read_parquet('"
+                                        + onDisk("warehouse/purchases")
+                                        + "/*/*/*.parquet')")) {
+                    onDisk.add((String) r.get("event_id"));
+                }
+            }
+            assertThat(ids).isNotEmpty().isEqualTo(onDisk);
         }
     }
 

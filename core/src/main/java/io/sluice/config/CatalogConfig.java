@@ -95,6 +95,8 @@ public record CatalogConfig(
      */
     public Map<String, String> icebergProperties(URI warehouseRoot) {
         Map<String, String> props = new LinkedHashMap<>(properties);
+        // Metadata files through the lake's own file system, unless the user names another.
+        props.putIfAbsent("io-impl", io.sluice.catalog.LakeFileIO.class.getName());
         switch (type) {
             case SQLITE -> {
                 props.put("catalog-impl", "org.apache.iceberg.jdbc.JdbcCatalog");
