@@ -29,6 +29,13 @@ public final class Tile {
     /** Built on the first {@link #add}: a tile decoded only to be read never needs it. */
     private Set<String> ids;
 
+    /**
+     * {@link TileCodec#encodeFine}'s bytes of the events as they are, or null: set by the first
+     * encoding, dropped by a change. Volatile because a checkpoint encodes tiles on another thread
+     * than the one that changes them.
+     */
+    private volatile byte[] encoded;
+
     public Tile(long start) {
         this(start, new ArrayList<>());
     }
@@ -61,7 +68,17 @@ public final class Tile {
 
     /** An independent copy; events are immutable, so only the list is copied. */
     public Tile copy() {
-        return new Tile(new ArrayList<>(events), start);
+        Tile copy = new Tile(new ArrayList<>(events), start);
+        copy.encoded = encoded;
+        return copy;
+    }
+
+    byte[] encoded() {
+        return encoded;
+    }
+
+    void encoded(byte[] bytes) {
+        encoded = bytes;
     }
 
     /** Adds an event; false if an event with its id is already here. */
@@ -77,6 +94,7 @@ public final class Tile {
         }
         int at = Collections.binarySearch(events, event, ORDER);
         events.add(at < 0 ? -at - 1 : at, event);
+        encoded = null;
         return true;
     }
 
@@ -87,6 +105,7 @@ public final class Tile {
                 if (ids != null) {
                     ids.remove(id);
                 }
+                encoded = null;
                 return events.remove(i);
             }
         }

@@ -6,11 +6,13 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.UTFDataFormatException;
 import java.io.UncheckedIOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -43,24 +45,30 @@ public final class TileCodec {
 
     private TileCodec() {}
 
-    /** A fine tile's events. */
+    /**
+     * A fine tile's events. The bytes are kept with the tile until it changes, so a tile published
+     * and then checkpointed, or checkpointed again unchanged, is encoded once; callers must not
+     * modify them.
+     */
     public static byte[] encodeFine(Tile tile) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + 48 * tile.size());
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(FORMAT);
-            out.writeInt(tile.size());
-            for (EventEntry e : tile.events()) {
-                out.writeLong(e.ts());
-                out.writeUTF(e.id());
-                out.writeShort(e.values().length);
-                for (Object v : e.values()) {
-                    writeValue(out, v);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        byte[] cached = tile.encoded();
+        if (cached != null) {
+            return cached;
         }
-        return bytes.toByteArray();
+        Out out = new Out(64 + 48 * tile.size());
+        out.writeByte(FORMAT);
+        out.writeInt(tile.size());
+        for (EventEntry e : tile.events()) {
+            out.writeLong(e.ts());
+            out.writeUTF(e.id());
+            out.writeShort(e.values().length);
+            for (Object v : e.values()) {
+                writeValue(out, v);
+            }
+        }
+        byte[] bytes = out.toByteArray();
+        tile.encoded(bytes);
+        return bytes;
     }
 
     public static Tile decodeFine(long start, byte[] payload) {
@@ -86,30 +94,26 @@ public final class TileCodec {
 
     /** A coarse tile from its partials by partial key ({@link CoarsePartials}). */
     public static byte[] encodeCoarse(Map<String, Partial> partials) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * partials.size());
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(COARSE_FORMAT);
-            out.writeShort(partials.size());
-            for (Map.Entry<String, Partial> e : partials.entrySet()) {
-                Partial p = e.getValue();
-                out.writeUTF(e.getKey());
-                out.writeLong(p.count);
-                out.writeLong(p.longSum);
-                out.writeDouble(p.doubleSum);
-                writeValue(out, p.min);
-                writeValue(out, p.max);
-                writeValue(out, p.last);
-                out.writeLong(p.lastTs);
-                out.writeBoolean(p.lastId != null);
-                if (p.lastId != null) {
-                    out.writeUTF(p.lastId);
-                }
-                out.writeLong(p.latestTs);
+        Out out = new Out(64 * partials.size());
+        out.writeByte(COARSE_FORMAT);
+        out.writeShort(partials.size());
+        for (Map.Entry<String, Partial> e : partials.entrySet()) {
+            Partial p = e.getValue();
+            out.writeUTF(e.getKey());
+            out.writeLong(p.count);
+            out.writeLong(p.longSum);
+            out.writeDouble(p.doubleSum);
+            writeValue(out, p.min);
+            writeValue(out, p.max);
+            writeValue(out, p.last);
+            out.writeLong(p.lastTs);
+            out.writeBoolean(p.lastId != null);
+            if (p.lastId != null) {
+                out.writeUTF(p.lastId);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            out.writeLong(p.latestTs);
         }
-        return bytes.toByteArray();
+        return out.toByteArray();
     }
 
     /** A coarse tile's partials by partial key. */
@@ -152,7 +156,7 @@ public final class TileCodec {
         }
     }
 
-    private static void writeValue(DataOutputStream out, Object v) throws IOException {
+    private static void writeValue(Out out, Object v) {
         if (v == null) {
             out.writeByte(NULL);
         } else if (v instanceof Long l) {
@@ -176,6 +180,96 @@ public final class TileCodec {
             case STRING -> in.readUTF();
             default -> throw new IOException("unknown value tag " + tag);
         };
+    }
+
+    /**
+     * Writes what {@link DataOutputStream} over a {@link ByteArrayOutputStream} would, byte for
+     * byte, into one growing array: those two cost a synchronized call per field and a copy of the
+     * whole buffer at the end, and the features job encodes a tile every time it publishes one.
+     */
+    static final class Out {
+        private byte[] buffer;
+        private int size;
+
+        Out(int capacity) {
+            buffer = new byte[Math.max(16, capacity)];
+        }
+
+        private void ensure(int more) {
+            if (size + more > buffer.length) {
+                buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, size + more));
+            }
+        }
+
+        void writeByte(int v) {
+            ensure(1);
+            buffer[size++] = (byte) v;
+        }
+
+        void writeBoolean(boolean v) {
+            writeByte(v ? 1 : 0);
+        }
+
+        void writeShort(int v) {
+            ensure(2);
+            buffer[size++] = (byte) (v >>> 8);
+            buffer[size++] = (byte) v;
+        }
+
+        void writeInt(int v) {
+            ensure(4);
+            for (int shift = 24; shift >= 0; shift -= 8) {
+                buffer[size++] = (byte) (v >>> shift);
+            }
+        }
+
+        void writeLong(long v) {
+            ensure(8);
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                buffer[size++] = (byte) (v >>> shift);
+            }
+        }
+
+        void writeDouble(double v) {
+            writeLong(Double.doubleToLongBits(v));
+        }
+
+        /**
+         * {@link DataOutputStream#writeUTF}: the encoded length, then modified UTF-8 (NUL and
+         * everything above 0x7F in two or three bytes).
+         */
+        void writeUTF(String text) {
+            int chars = text.length();
+            int length = 0;
+            for (int i = 0; i < chars; i++) {
+                char c = text.charAt(i);
+                length += c >= 1 && c <= 0x7F ? 1 : c <= 0x7FF ? 2 : 3;
+            }
+            if (length > 0xFFFF) {
+                throw new UncheckedIOException(
+                        new UTFDataFormatException(
+                                "a string of " + length + " encoded bytes is too long for a tile"));
+            }
+            writeShort(length);
+            ensure(length);
+            for (int i = 0; i < chars; i++) {
+                char c = text.charAt(i);
+                if (c >= 1 && c <= 0x7F) {
+                    buffer[size++] = (byte) c;
+                } else if (c <= 0x7FF) {
+                    buffer[size++] = (byte) (0xC0 | ((c >> 6) & 0x1F));
+                    buffer[size++] = (byte) (0x80 | (c & 0x3F));
+                } else {
+                    buffer[size++] = (byte) (0xE0 | ((c >> 12) & 0x0F));
+                    buffer[size++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                    buffer[size++] = (byte) (0x80 | (c & 0x3F));
+                }
+            }
+        }
+
+        byte[] toByteArray() {
+            return Arrays.copyOf(buffer, size);
+        }
     }
 
     /**

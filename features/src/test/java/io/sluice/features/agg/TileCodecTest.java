@@ -1,0 +1,113 @@
+package io.sluice.features.agg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class TileCodecTest {
+
+    /** Characters of every width modified UTF-8 has, NUL (two bytes) and a surrogate pair. */
+    private static final String ALPHABET = "az09-_\u0000\u00e9\u07ff\u0800\u20ac\uffff\ud83d\ude00";
+
+    @Test
+    void writesWhatDataOutputStreamWritesByteForByte() throws IOException {
+        SplittableRandom random = new SplittableRandom(5);
+        for (int round = 0; round < 500; round++) {
+            TileCodec.Out out = new TileCodec.Out(1);
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream expected = new DataOutputStream(bytes);
+            for (int field = 0; field < 20; field++) {
+                switch (random.nextInt(7)) {
+                    case 0 -> {
+                        int v = random.nextInt();
+                        out.writeByte(v);
+                        expected.writeByte(v);
+                    }
+                    case 1 -> {
+                        int v = random.nextInt();
+                        out.writeShort(v);
+                        expected.writeShort(v);
+                    }
+                    case 2 -> {
+                        int v = random.nextInt();
+                        out.writeInt(v);
+                        expected.writeInt(v);
+                    }
+                    case 3 -> {
+                        long v = random.nextLong();
+                        out.writeLong(v);
+                        expected.writeLong(v);
+                    }
+                    case 4 -> {
+                        double v =
+                                random.nextBoolean()
+                                        ? Double.NaN
+                                        : Double.longBitsToDouble(random.nextLong());
+                        out.writeDouble(v);
+                        expected.writeDouble(v);
+                    }
+                    case 5 -> {
+                        boolean v = random.nextBoolean();
+                        out.writeBoolean(v);
+                        expected.writeBoolean(v);
+                    }
+                    default -> {
+                        StringBuilder text = new StringBuilder();
+                        int length = random.nextInt(40);
+                        for (int i = 0; i < length; i++) {
+                            text.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+                        }
+                        out.writeUTF(text.toString());
+                        expected.writeUTF(text.toString());
+                    }
+                }
+            }
+            assertThat(out.toByteArray()).isEqualTo(bytes.toByteArray());
+        }
+    }
+
+    @Test
+    void refusesAStringTooLongForItsLengthField() {
+        assertThatThrownBy(() -> new TileCodec.Out(1).writeUTF("\u20ac".repeat(21_846)))
+                .isInstanceOf(UncheckedIOException.class)
+                .hasMessageContaining("65538 encoded bytes is too long");
+    }
+
+    @Test
+    void aTileIsEncodedAgainOnlyAfterItChanged() {
+        Tile tile = new Tile(0);
+        tile.add(new EventEntry(5, "b", new Object[] {1L, "x\u00e9"}));
+        byte[] first = TileCodec.encodeFine(tile);
+        assertThat(TileCodec.encodeFine(tile)).isSameAs(first);
+        assertThat(TileCodec.encodeFine(tile.copy())).isSameAs(first);
+
+        Tile copy = tile.copy();
+        copy.add(new EventEntry(1, "a", new Object[] {2.5, null}));
+        assertThat(TileCodec.decodeFine(0, TileCodec.encodeFine(copy)).events())
+                .extracting(EventEntry::id)
+                .containsExactly("a", "b");
+        assertThat(TileCodec.decodeFine(0, TileCodec.encodeFine(tile)).events())
+                .extracting(EventEntry::id)
+                .containsExactly("b");
+
+        assertThat(tile.add(new EventEntry(5, "b", new Object[] {1L, "x"}))).isFalse();
+        assertThat(TileCodec.encodeFine(tile)).isSameAs(first);
+        tile.add(new EventEntry(9, "c", new Object[] {3L, "y"}));
+        assertThat(TileCodec.decodeFine(0, TileCodec.encodeFine(tile)).events())
+                .extracting(EventEntry::id)
+                .containsExactly("b", "c");
+        tile.remove("b");
+        assertThat(TileCodec.decodeFine(0, TileCodec.encodeFine(tile)).events())
+                .extracting(EventEntry::id)
+                .containsExactly("c");
+        assertThat(List.of(TileCodec.decodeFine(0, first).events().get(0).values()))
+                .containsExactly(1L, "x\u00e9");
+    }
+}
