@@ -12,6 +12,7 @@ import io.sluice.features.log.FeatureLog;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.TileWrites;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +22,12 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -72,6 +77,13 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     private transient MapState<Long, Long> fineVersions;
 
     private transient PendingTiles pending;
+
+    /** Events (and retractions) not yet applied, in arrival order: see {@link #drain}. */
+    private transient ListState<Event> buffer;
+
+    /** The watermark the buffered events arrived under. */
+    private transient ValueState<Long> bufferWatermark;
+
     private transient Schema logSchema;
     private transient GenericDatumReader<GenericRecord> reader;
     private transient BinaryDecoder decoder;
@@ -115,6 +127,11 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         midVersions =
                 rc.getMapState(new MapStateDescriptor<>("mid-version", Types.LONG, Types.LONG));
         pending = new PendingTiles(rc);
+        buffer =
+                rc.getListState(
+                        new ListStateDescriptor<>(
+                                "buffered-events", io.sluice.event.EventTypeInfo.INSTANCE));
+        bufferWatermark = rc.getState(new ValueStateDescriptor<>("buffered-watermark", Types.LONG));
         reader = new GenericDatumReader<>(new Schema.Parser().parse(schemaJson));
         logSchema = FeatureLog.schema(view);
         aggregated = rc.getMetricGroup().counter("eventsAggregated");
@@ -134,43 +151,32 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             }
             return;
         }
-        if (event.retraction) {
-            retract(event, start, watermark, ctx);
-            return;
+        Long bufferedUnder = bufferWatermark.value();
+        if (bufferedUnder != null && bufferedUnder != watermark) {
+            // The buffer holds events that arrived under an earlier watermark: they are applied
+            // as of that one, as if each had been applied when it came.
+            drain(bufferedUnder, ctx);
         }
-        decoder = DecoderFactory.get().binaryDecoder(event.payload, decoder);
-        record = reader.read(record, decoder);
-        EventEntry entry = view.entry(record, event.id, event.eventTime);
-
-        Tile tile = fine.get(start);
-        boolean created = tile == null;
-        if (created) {
-            tile = new Tile(start);
-        }
-        if (!tile.add(entry)) {
-            return; // already here: a replayed id
-        }
-        aggregated.inc();
-        if (created) {
-            // At the tile's end it is logged; at its expiry it is evicted.
+        if (!event.retraction && !fine.contains(start)) {
+            // A new tile: at its end it is logged; at its expiry it and the partials above it
+            // are evicted. (A tile that exists already has these timers, and so do its partials,
+            // which outlive it.)
             ctx.timerService().registerEventTimeTimer(start + s);
             ctx.timerService().registerEventTimeTimer(TileWrites.expiry(view, start, s));
-        }
-        fineChanged(tile, tile.size() - 1, !created, event.eventTime, watermark, ctx);
-
-        for (OnlineStore.Level level : PARTIALS) {
-            long size = TileWrites.size(view, level);
-            long partialsStart = Windows.floor(start, size);
-            byte[] stored = partials(level).get(partialsStart);
-            Map<String, Partial> partials =
-                    stored == null ? new LinkedHashMap<>() : TileCodec.decodeCoarse(stored);
-            CoarsePartials.add(view, partials, entry);
-            if (stored == null) {
-                ctx.timerService()
-                        .registerEventTimeTimer(TileWrites.expiry(view, partialsStart, size));
+            for (OnlineStore.Level level : PARTIALS) {
+                long size = TileWrites.size(view, level);
+                long partialsStart = Windows.floor(start, size);
+                if (!partials(level).contains(partialsStart)) {
+                    ctx.timerService()
+                            .registerEventTimeTimer(TileWrites.expiry(view, partialsStart, size));
+                }
             }
-            partialsChanged(level, partialsStart, partials, event.eventTime, ctx);
         }
+        buffer.add(event);
+        if (bufferedUnder == null || bufferedUnder != watermark) {
+            bufferWatermark.update(watermark);
+            pending.schedule(ctx.timerService(), PUBLISH_DELAY_MILLIS);
+        } // else the buffer's first event scheduled the publish, which drains the buffer
     }
 
     /** The levels of tiles that keep partials over fine tiles. */
@@ -182,8 +188,58 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         return level == OnlineStore.Level.COARSE ? coarse : mid;
     }
 
+    /** A partials level's place in a {@link Batch}'s lists. */
+    private static int slot(OnlineStore.Level level) {
+        return level == OnlineStore.Level.COARSE ? 0 : 1;
+    }
+
     private MapState<Long, Long> versions(OnlineStore.Level level) {
         return level == OnlineStore.Level.COARSE ? coarseVersions : midVersions;
+    }
+
+    /**
+     * Applies the buffered events of the current entity, in arrival order, as of {@code watermark}
+     * (the one they arrived under), then forgets them. Each tile they touch is read from state once
+     * and written back once, however many events it takes: an entity's events come in bursts, and
+     * most of an event's cost was reading and writing its tiles.
+     */
+    private void drain(long watermark, Context ctx) throws Exception {
+        Batch batch = new Batch(ctx);
+        for (Event event : buffer.get()) {
+            if (event.retraction) {
+                retract(event, watermark, batch);
+            } else {
+                add(event, watermark, batch);
+            }
+        }
+        batch.writeBack();
+        buffer.clear();
+        bufferWatermark.clear();
+    }
+
+    private void add(Event event, long watermark, Batch batch) throws Exception {
+        long start = Windows.floor(event.eventTime, view.tileMillis());
+        decoder = DecoderFactory.get().binaryDecoder(event.payload, decoder);
+        record = reader.read(record, decoder);
+        EventEntry entry = view.entry(record, event.id, event.eventTime);
+
+        Tile tile = batch.tile(start);
+        boolean created = tile == null;
+        if (created) {
+            tile = batch.newTile(start);
+        }
+        if (!tile.add(entry)) {
+            return; // already here: a replayed id
+        }
+        aggregated.inc();
+        batch.fineChanged(tile, tile.size() - 1, !created, event.eventTime, watermark);
+
+        for (OnlineStore.Level level : PARTIALS) {
+            long partialsStart = Windows.floor(start, TileWrites.size(view, level));
+            Map<String, Partial> partials = batch.partials(level, partialsStart);
+            CoarsePartials.add(view, partials, entry);
+            batch.partialsChanged(level, partialsStart, partials, event.eventTime);
+        }
     }
 
     /**
@@ -193,65 +249,133 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
      * tile lies before the start of every window a read within retention asks for ({@link
      * TileWrites#expiry}), so it is recomputed from the fine tiles still there and never read.
      */
-    private void retract(Event event, long start, long watermark, Context ctx) throws Exception {
+    private void retract(Event event, long watermark, Batch batch) throws Exception {
         long s = view.tileMillis();
-        Tile tile = fine.get(start);
+        long start = Windows.floor(event.eventTime, s);
+        Tile tile = batch.tile(start);
         if (tile == null || tile.remove(event.id) == null) {
             return; // the superseded copy never reached a tile (e.g. it was beyond retention)
         }
         retracted.inc();
-        fineChanged(tile, tile.size() + 1, true, event.eventTime, watermark, ctx);
+        batch.fineChanged(tile, tile.size() + 1, true, event.eventTime, watermark);
 
         for (OnlineStore.Level level : PARTIALS) {
             long size = TileWrites.size(view, level);
             long partialsStart = Windows.floor(start, size);
             List<Tile> covered = new ArrayList<>();
             for (long f = partialsStart; f < partialsStart + size; f += s) {
-                Tile t = fine.get(f);
+                Tile t = batch.tile(f);
                 if (t != null) {
                     covered.add(t);
                 }
             }
-            partialsChanged(
-                    level, partialsStart, CoarsePartials.of(view, covered), event.eventTime, ctx);
+            batch.partialsChanged(
+                    level, partialsStart, CoarsePartials.of(view, covered), event.eventTime);
         }
     }
 
     /**
-     * Stores a changed fine tile, raises its version and marks it to publish; a tile that existed
-     * and has ended already was logged, so its new state is logged again.
+     * The current entity's tiles that one drain reads and changes, each read from state on first
+     * use and, if changed, written back with its raised version and marked to publish at the end.
      */
-    private void fineChanged(
-            Tile tile,
-            long sizeBefore,
-            boolean existed,
-            long eventTime,
-            long watermark,
-            Context ctx)
-            throws Exception {
-        long start = tile.start();
-        fine.put(start, tile);
-        Long version = fineVersions.get(start);
-        fineVersions.put(start, (version == null ? sizeBefore : version) + 1);
-        if (existed && start + view.tileMillis() <= watermark) {
-            log(ctx.getCurrentKey(), tile, ctx);
-        }
-        pending.fine(start, eventTime);
-    }
+    private final class Batch {
+        private final Context ctx;
+        private final Map<Long, Tile> tiles = new HashMap<>();
+        private final Map<Long, Long> fineVersionsChanged = new HashMap<>();
+        private final Map<Long, Long> fineNewest = new HashMap<>();
+        private final List<Map<Long, Map<String, Partial>>> partials =
+                List.of(new HashMap<>(), new HashMap<>());
+        private final List<Map<Long, Long>> partialVersions =
+                List.of(new HashMap<>(), new HashMap<>());
+        private final List<Map<Long, Long>> partialNewest =
+                List.of(new HashMap<>(), new HashMap<>());
 
-    /** Stores a mid or coarse tile's new partials, raises its version and marks it to publish. */
-    private void partialsChanged(
-            OnlineStore.Level level,
-            long start,
-            Map<String, Partial> partials,
-            long eventTime,
-            Context ctx)
-            throws Exception {
-        partials(level).put(start, TileCodec.encodeCoarse(partials));
-        Long previous = versions(level).get(start);
-        versions(level).put(start, previous == null ? 1 : previous + 1);
-        pending.partials(level, start, eventTime);
-        pending.schedule(ctx.timerService(), PUBLISH_DELAY_MILLIS);
+        Batch(Context ctx) {
+            this.ctx = ctx;
+        }
+
+        /** The fine tile at {@code start}, or null if there is none. */
+        Tile tile(long start) throws Exception {
+            if (tiles.containsKey(start)) {
+                return tiles.get(start);
+            }
+            Tile tile = fine.get(start);
+            tiles.put(start, tile);
+            return tile;
+        }
+
+        Tile newTile(long start) {
+            Tile tile = new Tile(start);
+            tiles.put(start, tile);
+            return tile;
+        }
+
+        /**
+         * Raises a changed fine tile's version and marks it to publish; a tile that existed and has
+         * ended already was logged, so its new state is logged again.
+         */
+        void fineChanged(
+                Tile tile, long sizeBefore, boolean existed, long eventTime, long watermark)
+                throws Exception {
+            long start = tile.start();
+            Long version = fineVersionsChanged.get(start);
+            if (version == null) {
+                version = fineVersions.get(start);
+            }
+            long raised = (version == null ? sizeBefore : version) + 1;
+            fineVersionsChanged.put(start, raised);
+            if (existed && start + view.tileMillis() <= watermark && log != null) {
+                ctx.output(log, FeatureLog.row(logSchema, view, ctx.getCurrentKey(), tile, raised));
+            }
+            fineNewest.merge(start, eventTime, Math::max);
+        }
+
+        /** The partials of the mid or coarse tile at {@code start}, empty if there are none. */
+        Map<String, Partial> partials(OnlineStore.Level level, long start) throws Exception {
+            Map<Long, Map<String, Partial>> read = partials.get(slot(level));
+            Map<String, Partial> found = read.get(start);
+            if (found == null) {
+                byte[] stored = TileAggregator.this.partials(level).get(start);
+                found = stored == null ? new LinkedHashMap<>() : TileCodec.decodeCoarse(stored);
+                read.put(start, found);
+            }
+            return found;
+        }
+
+        /** Keeps a mid or coarse tile's new partials and raises its version. */
+        void partialsChanged(
+                OnlineStore.Level level, long start, Map<String, Partial> changed, long eventTime)
+                throws Exception {
+            int i = slot(level);
+            partials.get(i).put(start, changed);
+            Long version = partialVersions.get(i).get(start);
+            if (version == null) {
+                version = versions(level).get(start);
+            }
+            partialVersions.get(i).put(start, version == null ? 1 : version + 1);
+            partialNewest.get(i).merge(start, eventTime, Math::max);
+        }
+
+        /** Stores every changed tile with its version, and marks it to publish. */
+        void writeBack() throws Exception {
+            for (Map.Entry<Long, Long> e : fineNewest.entrySet()) {
+                long start = e.getKey();
+                fine.put(start, tiles.get(start));
+                fineVersions.put(start, fineVersionsChanged.get(start));
+                pending.fine(start, e.getValue());
+            }
+            for (OnlineStore.Level level : PARTIALS) {
+                int i = slot(level);
+                for (Map.Entry<Long, Long> e : partialNewest.get(i).entrySet()) {
+                    long start = e.getKey();
+                    TileAggregator.this
+                            .partials(level)
+                            .put(start, TileCodec.encodeCoarse(partials.get(i).get(start)));
+                    versions(level).put(start, partialVersions.get(i).get(start));
+                    pending.partials(level, start, e.getValue());
+                }
+            }
+        }
     }
 
     private void log(String entity, Tile tile, Context ctx) throws Exception {
@@ -265,6 +389,10 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<TileUpdate> out)
             throws Exception {
+        Long bufferedUnder = bufferWatermark.value();
+        if (bufferedUnder != null) {
+            drain(bufferedUnder, ctx);
+        }
         if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
             publish(ctx.getCurrentKey(), out);
             return;

@@ -132,6 +132,8 @@ class TileAggregatorTest {
                     new StreamRecord<>(
                             Event.retraction(loser.id, loser.key, loser.eventTime),
                             loser.eventTime));
+            // Applied, with the events before it, when the changed tiles are published.
+            h.setProcessingTime(TileAggregator.PUBLISH_DELAY_MILLIS);
 
             List<GenericRecord> rows = new java.util.ArrayList<>();
             h.getSideOutput(tag).forEach(r -> rows.add(r.getValue()));
