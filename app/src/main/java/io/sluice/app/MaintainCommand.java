@@ -12,14 +12,16 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code sluice maintain}: Iceberg snapshot expiry with the configured retention. */
+/** {@code sluice maintain}: Iceberg snapshot expiry and orphan-file removal. */
 @Command(
         name = "maintain",
         mixinStandardHelpOptions = true,
         description = {
             "Expire the Iceberg tables' snapshots older than catalog.snapshot_retention (default"
                     + " 7d; the current snapshot always stays), and with them the metadata and"
-                    + " superseded data files only they referenced."
+                    + " superseded data files only they referenced; then delete the files in the"
+                    + " tables' metadata directories that nothing references and that are older"
+                    + " than that retention (at least an hour): what failed commits left."
         })
 final class MaintainCommand implements Callable<Integer> {
 
@@ -43,11 +45,21 @@ final class MaintainCommand implements Callable<Integer> {
                             cfg.tables(),
                             cfg.catalog().snapshotRetention(),
                             System.currentTimeMillis());
+            Map<String, Integer> orphans =
+                    Maintenance.removeOrphanFiles(
+                            catalog,
+                            cfg.tables(),
+                            cfg.catalog().snapshotRetention(),
+                            System.currentTimeMillis());
             expired.forEach(
                     (table, n) ->
                             out.printf(
-                                    "maintain: %s: %d snapshots expired (older than %s)%n",
-                                    table, n, Durations.format(cfg.catalog().snapshotRetention())));
+                                    "maintain: %s: %d snapshots expired (older than %s), %d orphan"
+                                            + " metadata files removed%n",
+                                    table,
+                                    n,
+                                    Durations.format(cfg.catalog().snapshotRetention()),
+                                    orphans.get(table)));
         }
         out.flush();
         return 0;

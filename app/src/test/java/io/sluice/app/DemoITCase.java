@@ -147,6 +147,16 @@ class DemoITCase {
         }
         assertThat(Main.run("check", "--config", configFile, "--samples", "20")).isEqualTo(1);
 
+        // Table upkeep on a fresh lake: within the 7-day retention nothing expires or is orphaned.
+        assertThat(cli("maintain", "--config", configFile).lines())
+                .containsExactly(
+                        "maintain: page_views: 0 snapshots expired (older than 7d), 0 orphan"
+                                + " metadata files removed",
+                        "maintain: add_to_cart: 0 snapshots expired (older than 7d), 0 orphan"
+                                + " metadata files removed",
+                        "maintain: purchases: 0 snapshots expired (older than 7d), 0 orphan"
+                                + " metadata files removed");
+
         // The same demo with the lake in a bucket of the in-process S3 server, its objects plain
         // files under DIR/s3/lake/: the same figures, and the same ids in the right buckets,
         // sorted, read back from those files.

@@ -85,7 +85,10 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
         }
     }
 
-    /** Expires old snapshots when the last expiry is a retention (at most an hour) ago. */
+    /**
+     * Expires old snapshots and removes orphan metadata files when the last maintenance is a
+     * retention (at most an hour) ago.
+     */
     private void maintain(long now) {
         Duration every = maintained.snapshotRetention();
         if (every.compareTo(MAINTENANCE_AT_LEAST_EVERY) > 0) {
@@ -109,9 +112,20 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
                             LOG.info("Expired {} Iceberg snapshots of {}", n, table);
                         }
                     });
-        } catch (RuntimeException e) {
+            Maintenance.removeOrphanFiles(
+                            catalog,
+                            List.copyOf(tables.values()),
+                            maintained.snapshotRetention(),
+                            now)
+                    .forEach(
+                            (table, n) -> {
+                                if (n > 0) {
+                                    LOG.info("Removed {} orphan Iceberg files of {}", n, table);
+                                }
+                            });
+        } catch (RuntimeException | java.io.IOException e) {
             // Compaction goes on; the next maintenance tries again.
-            LOG.warn("Expiring Iceberg snapshots failed; trying again in {}", every, e);
+            LOG.warn("Iceberg table maintenance failed; trying again in {}", every, e);
         }
     }
 }

@@ -8,12 +8,15 @@ import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.WarehouseSchema;
 import io.sluice.schemas.Schemas;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -268,6 +271,52 @@ class IcebergHoursTest {
         table.refresh();
         assertThat(table.snapshots()).hasSize(1);
         assertThat(users(table)).containsExactlyInAnyOrder("u0", "u1", "u2");
+    }
+
+    @Test
+    void shouldRemoveOnlyOldMetadataFilesThatNothingReferences() throws IOException {
+        IcebergHours hours = new IcebergHours(catalog.table(purchases), purchases);
+        for (int h = 0; h < 2; h++) {
+            Instant hour = HOUR_5.plusSeconds(3600L * h);
+            hours.commit(
+                    partition(hour),
+                    "d" + h,
+                    List.of(file(hours, hour, "000000_0_" + h + ".parquet", "u" + h)));
+        }
+        Table table = hours.table();
+        Path metadata = Path.of(URI.create(table.location() + "/metadata"));
+        Set<String> before = names(metadata);
+        // What a commit that died before the catalog named it leaves: a manifest and a list.
+        Files.writeString(metadata.resolve("0a1b2c3d-lost-m0.avro"), "orphan");
+        Files.writeString(metadata.resolve("snap-42-1-0a1b2c3d-lost.avro"), "orphan");
+        long now = System.currentTimeMillis();
+
+        // Younger than the retention, or than the floor whatever the retention: kept.
+        assertThat(removeOrphans(java.time.Duration.ofDays(1), now + 3_600_000L))
+                .containsEntry("purchases", 0);
+        assertThat(removeOrphans(java.time.Duration.ZERO, now + 60_000L))
+                .containsEntry("purchases", 0);
+        assertThat(names(metadata)).hasSize(before.size() + 2);
+
+        assertThat(removeOrphans(java.time.Duration.ofDays(1), now + 2 * 86_400_000L))
+                .containsEntry("purchases", 2);
+        assertThat(names(metadata)).isEqualTo(before);
+        table.refresh();
+        assertThat(users(table)).containsExactlyInAnyOrder("u0", "u1");
+        assertThat(catalog.catalog().loadTable(catalog.identifier("purchases")).snapshots())
+                .hasSize(2);
+    }
+
+    private Map<String, Integer> removeOrphans(java.time.Duration retention, long now)
+            throws IOException {
+        return Maintenance.removeOrphanFiles(catalog, List.of(purchases), retention, now);
+    }
+
+    private static Set<String> names(Path dir) throws IOException {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString())
+                    .collect(java.util.stream.Collectors.toSet());
+        }
     }
 
     private static String partition(Instant hour) {
