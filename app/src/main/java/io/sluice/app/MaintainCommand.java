@@ -3,16 +3,23 @@ package io.sluice.app;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.catalog.Maintenance;
 import io.sluice.config.Durations;
+import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.features.log.FeatureLogTable;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.iceberg.Table;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code sluice maintain}: Iceberg snapshot expiry and orphan-file removal. */
+/**
+ * {@code sluice maintain}: Iceberg snapshot expiry and orphan-file removal, and each view's feature
+ * log table brought up to the log's files.
+ */
 @Command(
         name = "maintain",
         mixinStandardHelpOptions = true,
@@ -21,7 +28,9 @@ import picocli.CommandLine.Spec;
                     + " 7d; the current snapshot always stays), and with them the metadata and"
                     + " superseded data files only they referenced; then delete the files in the"
                     + " tables' metadata directories that nothing references and that are older"
-                    + " than that retention (at least an hour): what failed commits left."
+                    + " than that retention (at least an hour): what failed commits left. Each"
+                    + " view's feature log table (feature_log_<view>) is first made the log's"
+                    + " committed files, in one commit if they changed."
         })
 final class MaintainCommand implements Callable<Integer> {
 
@@ -60,6 +69,25 @@ final class MaintainCommand implements Callable<Integer> {
                                     n,
                                     Durations.format(cfg.catalog().snapshotRetention()),
                                     orphans.get(table)));
+            // Each view's feature log: its table made the log's committed files, then the same
+            // upkeep.
+            for (FeatureViewConfig view : cfg.featureViews()) {
+                ViewDef def = ViewDef.of(view, cfg.table(view.source()).orElseThrow());
+                FeatureLogTable.Synced synced =
+                        FeatureLogTable.sync(catalog, def, cfg.tablePath("features", view.name()));
+                Table table = FeatureLogTable.table(catalog, def);
+                long now = System.currentTimeMillis();
+                out.printf(
+                        "maintain: feature log %s: %d files added, %d removed (table %s); %d"
+                                + " snapshots expired, %d orphan metadata files removed%n",
+                        view.name(),
+                        synced.added(),
+                        synced.removed(),
+                        catalog.identifier(FeatureLogTable.name(def)),
+                        Maintenance.expireSnapshots(table, cfg.catalog().snapshotRetention(), now),
+                        Maintenance.removeOrphanFiles(
+                                table, cfg.catalog().snapshotRetention(), now));
+            }
         }
         out.flush();
         return 0;

@@ -147,8 +147,10 @@ class DemoITCase {
         }
         assertThat(Main.run("check", "--config", configFile, "--samples", "20")).isEqualTo(1);
 
-        // Table upkeep on a fresh lake: within the 7-day retention nothing expires or is orphaned.
-        assertThat(cli("maintain", "--config", configFile).lines())
+        // Table upkeep on a fresh lake: within the 7-day retention nothing expires or is orphaned,
+        // and each view's feature log becomes an Iceberg table over the log's files.
+        List<String> maintained = cli("maintain", "--config", configFile).lines().toList();
+        assertThat(maintained.subList(0, 3))
                 .containsExactly(
                         "maintain: page_views: 0 snapshots expired (older than 7d), 0 orphan"
                                 + " metadata files removed",
@@ -156,6 +158,17 @@ class DemoITCase {
                                 + " metadata files removed",
                         "maintain: purchases: 0 snapshots expired (older than 7d), 0 orphan"
                                 + " metadata files removed");
+        assertThat(maintained.subList(3, maintained.size()))
+                .hasSize(config.featureViews().size())
+                .allMatch(
+                        line ->
+                                line.matches(
+                                        "maintain: feature log \\w+: [1-9]\\d* files added, 0"
+                                                + " removed \\(table sluice\\.feature_log_\\w+\\);"
+                                                + " 0 snapshots expired, 0 orphan metadata files"
+                                                + " removed"),
+                        "a feature log synced into its table");
+        assertThat(featureLogTablesMatchTheLog(config)).isPositive();
 
         // The same demo with the lake in a bucket of the in-process S3 server, its objects plain
         // files under DIR/s3/lake/: the same figures, and the same ids in the right buckets,
@@ -208,6 +221,49 @@ class DemoITCase {
         assertThat(s3Json.get("iceberg_matches_warehouse").asBoolean()).isTrue();
         assertThat(lake.resolve("warehouse/_iceberg/purchases/metadata"))
                 .isDirectoryContaining(p -> p.getFileName().toString().endsWith(".metadata.json"));
+    }
+
+    /**
+     * Each view's feature log table holds exactly the log's committed Parquet files, and as many
+     * rows as DuckDB reads from them; returns the rows.
+     */
+    private static long featureLogTablesMatchTheLog(SluiceConfig config) throws Exception {
+        long rows = 0;
+        try (io.sluice.catalog.LakeCatalog catalog = io.sluice.catalog.LakeCatalog.open(config);
+                DuckDb duck = new DuckDb()) {
+            for (FeatureViewConfig view : config.featureViews()) {
+                var table =
+                        catalog.catalog()
+                                .loadTable(catalog.identifier("feature_log_" + view.name()));
+                Set<String> files = new HashSet<>();
+                long tableRows = 0;
+                try (var tasks = table.newScan().planFiles()) {
+                    for (var task : tasks) {
+                        files.add(Path.of(java.net.URI.create(task.file().location())).toString());
+                        tableRows += task.file().recordCount();
+                    }
+                }
+                Path log = Path.of(config.tablePath("features", view.name()));
+                Set<String> onDisk = new HashSet<>();
+                try (var walk = Files.walk(log)) {
+                    walk.filter(
+                                    f ->
+                                            f.toString().endsWith(".parquet")
+                                                    && !f.getFileName().toString().startsWith("."))
+                            .forEach(f -> onDisk.add(f.toString()));
+                }
+                assertThat(files).as(view.name()).isNotEmpty().isEqualTo(onDisk);
+                assertThat(tableRows)
+                        .as(view.name())
+                        .isEqualTo(
+                                duck.count(
+                                        "select count(*) from read_parquet('"
+                                                + log
+                                                + "/*/*/*.parquet')"));
+                rows += tableRows;
+            }
+        }
+        return rows;
     }
 
     private static void duckDbRunsItsDdl(Path config, long warehouseRows) {

@@ -12,7 +12,9 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.Transaction;
@@ -37,12 +39,14 @@ public final class LakeCatalog implements Closeable {
 
     private final Catalog catalog;
     private final CatalogConfig config;
+    private final URI storageRoot;
     private final URI warehouseRoot;
 
-    private LakeCatalog(Catalog catalog, CatalogConfig config, URI warehouseRoot) {
+    private LakeCatalog(Catalog catalog, CatalogConfig config, URI storageRoot) {
         this.catalog = catalog;
         this.config = config;
-        this.warehouseRoot = warehouseRoot;
+        this.storageRoot = storageRoot;
+        this.warehouseRoot = URI.create(storageRoot + "/warehouse");
     }
 
     /** Opens the catalog of {@code config}, which must have one. */
@@ -77,7 +81,7 @@ public final class LakeCatalog implements Closeable {
                 conf.setClassLoader(LakeCatalog.class.getClassLoader());
                 FileSystem.getLocal(conf);
                 Catalog opened = CatalogUtil.buildIcebergCatalog(catalog.name(), props, conf);
-                return new LakeCatalog(opened, catalog, warehouseRoot);
+                return new LakeCatalog(opened, catalog, storageRoot);
             } finally {
                 thread.setContextClassLoader(previous);
             }
@@ -98,26 +102,51 @@ public final class LakeCatalog implements Closeable {
         return warehouseRoot + "/" + METADATA_DIR + "/" + table;
     }
 
+    /** {@code <storage.root>/<zone>/_iceberg/<name>}, for a table of another zone of the lake. */
+    public String location(String zone, String name) {
+        return storageRoot + "/" + zone + "/" + METADATA_DIR + "/" + name;
+    }
+
     /** The Iceberg table of a warehouse table, created (empty) if the catalog has none yet. */
     public Table table(TableConfig table) {
-        TableIdentifier id = identifier(table.name());
+        Schema schema = IcebergTableSpec.schema(table);
+        return table(
+                table.name(),
+                schema,
+                IcebergTableSpec.partitionSpec(schema, table),
+                IcebergTableSpec.sortOrder(schema, table),
+                location(table.name()),
+                IcebergTableSpec.properties(table));
+    }
+
+    /**
+     * The Iceberg table {@code name} in the lake's namespace, created (empty) with this layout if
+     * the catalog has none yet, with a name mapping (the lake's files carry no Iceberg field ids:
+     * readers map columns by name).
+     */
+    public Table table(
+            String name,
+            Schema schema,
+            PartitionSpec spec,
+            SortOrder order,
+            String location,
+            Map<String, String> properties) {
+        TableIdentifier id = identifier(name);
         try {
             return catalog.loadTable(id);
         } catch (NoSuchTableException missing) {
             // Created below.
         }
         createNamespace();
-        Schema schema = IcebergTableSpec.schema(table);
         try {
             Transaction create =
                     catalog.buildTable(id, schema)
-                            .withPartitionSpec(IcebergTableSpec.partitionSpec(schema, table))
-                            .withSortOrder(IcebergTableSpec.sortOrder(schema, table))
-                            .withLocation(location(table.name()))
-                            .withProperties(IcebergTableSpec.properties(table))
+                            .withPartitionSpec(spec)
+                            .withSortOrder(order)
+                            .withLocation(location)
+                            .withProperties(properties)
                             .createTransaction();
-            // The warehouse's files carry no Iceberg field ids: readers map columns by name. The
-            // mapping needs the ids the catalog assigned, so it is set in the same transaction.
+            // The mapping needs the ids the catalog assigned, so it is set in the same transaction.
             create.updateProperties()
                     .set(
                             TableProperties.DEFAULT_NAME_MAPPING,

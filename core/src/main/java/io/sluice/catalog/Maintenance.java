@@ -36,18 +36,23 @@ public final class Maintenance {
             LakeCatalog catalog, List<TableConfig> tables, Duration retention, long nowMillis) {
         Map<String, Integer> expired = new LinkedHashMap<>();
         for (TableConfig config : tables) {
-            Table table = catalog.table(config);
-            int before = count(table);
-            if (table.currentSnapshot() != null) {
-                table.expireSnapshots()
-                        .expireOlderThan(nowMillis - retention.toMillis())
-                        .retainLast(1)
-                        .commit();
-                table.refresh();
-            }
-            expired.put(config.name(), before - count(table));
+            expired.put(
+                    config.name(), expireSnapshots(catalog.table(config), retention, nowMillis));
         }
         return expired;
+    }
+
+    /** Expires {@code table}'s snapshots older than {@code now - retention}; returns how many. */
+    public static int expireSnapshots(Table table, Duration retention, long nowMillis) {
+        int before = count(table);
+        if (table.currentSnapshot() != null) {
+            table.expireSnapshots()
+                    .expireOlderThan(nowMillis - retention.toMillis())
+                    .retainLast(1)
+                    .commit();
+            table.refresh();
+        }
+        return before - count(table);
     }
 
     /**
@@ -68,38 +73,43 @@ public final class Maintenance {
     public static Map<String, Integer> removeOrphanFiles(
             LakeCatalog catalog, List<TableConfig> tables, Duration retention, long nowMillis)
             throws IOException {
-        long olderThan = nowMillis - Math.max(retention.toMillis(), ORPHAN_MIN_AGE.toMillis());
         Map<String, Integer> removed = new LinkedHashMap<>();
         for (TableConfig config : tables) {
-            Table table = catalog.table(config);
-            table.refresh();
-            Set<String> referenced = new HashSet<>();
-            ReachableFileUtil.metadataFileLocations(table, true)
-                    .forEach(f -> referenced.add(key(f)));
-            ReachableFileUtil.manifestListLocations(table).forEach(f -> referenced.add(key(f)));
-            ReachableFileUtil.statisticsFilesLocations(table).forEach(f -> referenced.add(key(f)));
-            for (Snapshot snapshot : table.snapshots()) {
-                for (ManifestFile manifest : snapshot.allManifests(table.io())) {
-                    referenced.add(key(manifest.path()));
-                }
-            }
-            String metadataDir =
-                    table.properties()
-                            .getOrDefault(
-                                    TableProperties.WRITE_METADATA_LOCATION,
-                                    table.location() + "/metadata");
-            int deleted = 0;
-            for (LakeFiles.Entry entry : LakeFiles.list(URI.create(metadataDir))) {
-                if (!entry.directory()
-                        && entry.modified() < olderThan
-                        && !referenced.contains(key(entry.uri().toString()))) {
-                    table.io().deleteFile(entry.uri().toString());
-                    deleted++;
-                }
-            }
-            removed.put(config.name(), deleted);
+            removed.put(
+                    config.name(), removeOrphanFiles(catalog.table(config), retention, nowMillis));
         }
         return removed;
+    }
+
+    /** {@link #removeOrphanFiles(LakeCatalog, List, Duration, long)} of one table. */
+    public static int removeOrphanFiles(Table table, Duration retention, long nowMillis)
+            throws IOException {
+        long olderThan = nowMillis - Math.max(retention.toMillis(), ORPHAN_MIN_AGE.toMillis());
+        table.refresh();
+        Set<String> referenced = new HashSet<>();
+        ReachableFileUtil.metadataFileLocations(table, true).forEach(f -> referenced.add(key(f)));
+        ReachableFileUtil.manifestListLocations(table).forEach(f -> referenced.add(key(f)));
+        ReachableFileUtil.statisticsFilesLocations(table).forEach(f -> referenced.add(key(f)));
+        for (Snapshot snapshot : table.snapshots()) {
+            for (ManifestFile manifest : snapshot.allManifests(table.io())) {
+                referenced.add(key(manifest.path()));
+            }
+        }
+        String metadataDir =
+                table.properties()
+                        .getOrDefault(
+                                TableProperties.WRITE_METADATA_LOCATION,
+                                table.location() + "/metadata");
+        int deleted = 0;
+        for (LakeFiles.Entry entry : LakeFiles.list(URI.create(metadataDir))) {
+            if (!entry.directory()
+                    && entry.modified() < olderThan
+                    && !referenced.contains(key(entry.uri().toString()))) {
+                table.io().deleteFile(entry.uri().toString());
+                deleted++;
+            }
+        }
+        return deleted;
     }
 
     /** A location without its scheme's spelling ({@code file:/a} and {@code file:///a} agree). */

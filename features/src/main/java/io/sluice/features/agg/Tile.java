@@ -73,6 +73,13 @@ public final class Tile {
         return copy;
     }
 
+    /** Drops the encoding; a tile that was never encoded (a training set's) pays no fence. */
+    private void forgetEncoding() {
+        if (encoded != null) {
+            encoded = null;
+        }
+    }
+
     byte[] encoded() {
         return encoded;
     }
@@ -94,7 +101,7 @@ public final class Tile {
         }
         int at = Collections.binarySearch(events, event, ORDER);
         events.add(at < 0 ? -at - 1 : at, event);
-        encoded = null;
+        forgetEncoding();
         return true;
     }
 
@@ -105,7 +112,7 @@ public final class Tile {
                 if (ids != null) {
                     ids.remove(id);
                 }
-                encoded = null;
+                forgetEncoding();
                 return events.remove(i);
             }
         }
