@@ -289,8 +289,12 @@ public final class FeaturesBenchmark {
                 "| freshness, event time → readable online | p50 | p99 | goal |",
                 "|---|---|---|---|",
                 String.format(
-                        "| at %,d events/s | %.0f ms | %.0f ms | p99 ≤ 1,000 ms |",
-                        rate, p50, p99));
+                        "| at %,d events/s | %.0f ms | %.0f ms | %s |",
+                        rate,
+                        p50,
+                        p99,
+                        // The goals: 1 s at 20k events/s, 500 ms at 5k.
+                        rate <= 5_000 ? "p99 ≤ 500 ms" : "p99 ≤ 1,000 ms"));
     }
 
     private static void pollProbes(
