@@ -247,15 +247,7 @@ class IcebergHoursTest {
 
     @Test
     void shouldExpireSnapshotsOlderThanTheRetentionAndKeepTheRows() throws IOException {
-        IcebergHours hours = new IcebergHours(catalog.table(purchases), purchases);
-        for (int h = 0; h < 3; h++) {
-            Instant hour = HOUR_5.plusSeconds(3600L * h);
-            hours.commit(
-                    partition(hour),
-                    "d" + h,
-                    List.of(file(hours, hour, "000000_0_" + h + ".parquet", "u" + h)));
-        }
-        Table table = hours.table();
+        Table table = commitHours(3);
         long newest = table.currentSnapshot().timestampMillis();
 
         // A retention reaching back past every snapshot expires none.
@@ -275,15 +267,7 @@ class IcebergHoursTest {
 
     @Test
     void shouldRemoveOnlyOldMetadataFilesThatNothingReferences() throws IOException {
-        IcebergHours hours = new IcebergHours(catalog.table(purchases), purchases);
-        for (int h = 0; h < 2; h++) {
-            Instant hour = HOUR_5.plusSeconds(3600L * h);
-            hours.commit(
-                    partition(hour),
-                    "d" + h,
-                    List.of(file(hours, hour, "000000_0_" + h + ".parquet", "u" + h)));
-        }
-        Table table = hours.table();
+        Table table = commitHours(2);
         Path metadata = Path.of(URI.create(table.location() + "/metadata"));
         Set<String> before = names(metadata);
         // What a commit that died before the catalog named it leaves: a manifest and a list.
@@ -305,6 +289,19 @@ class IcebergHoursTest {
         assertThat(users(table)).containsExactlyInAnyOrder("u0", "u1");
         assertThat(catalog.catalog().loadTable(catalog.identifier("purchases")).snapshots())
                 .hasSize(2);
+    }
+
+    /** Commits {@code n} hours from HOUR_5 on, one file of one user ({@code u<h>}) each. */
+    private Table commitHours(int n) throws IOException {
+        IcebergHours hours = new IcebergHours(catalog.table(purchases), purchases);
+        for (int h = 0; h < n; h++) {
+            Instant hour = HOUR_5.plusSeconds(3600L * h);
+            hours.commit(
+                    partition(hour),
+                    "d" + h,
+                    List.of(file(hours, hour, "000000_0_" + h + ".parquet", "u" + h)));
+        }
+        return hours.table();
     }
 
     private Map<String, Integer> removeOrphans(java.time.Duration retention, long now)
