@@ -5,15 +5,12 @@ import io.sluice.features.agg.CoarsePartials;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.Tile;
-import io.sluice.features.agg.TileCodec;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.log.FeatureLog;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.TileWrites;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.Schema;
@@ -24,13 +21,9 @@ import org.apache.avro.io.DecoderFactory;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -69,14 +62,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     private final String schemaJson;
     private final OutputTag<GenericRecord> log;
 
-    private transient MapState<Long, Tile> fine;
-    private transient MapState<Long, byte[]> coarse;
-    private transient MapState<Long, Long> coarseVersions;
-    private transient MapState<Long, byte[]> mid;
-    private transient MapState<Long, Long> midVersions;
-    private transient MapState<Long, Long> fineVersions;
-
-    private transient PendingTiles pending;
+    private transient TileState state;
 
     /** Events (and retractions) not yet applied, in arrival order: see {@link #drain}. */
     private transient ListState<Event> buffer;
@@ -104,29 +90,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     @Override
     public void open(OpenContext context) {
         var rc = getRuntimeContext();
-        fine =
-                rc.getMapState(
-                        new MapStateDescriptor<>(
-                                "fine-tiles", LongSerializer.INSTANCE, new TileSerializer()));
-        coarse =
-                rc.getMapState(
-                        new MapStateDescriptor<>(
-                                "coarse",
-                                Types.LONG,
-                                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
-        coarseVersions =
-                rc.getMapState(new MapStateDescriptor<>("coarse-version", Types.LONG, Types.LONG));
-        fineVersions =
-                rc.getMapState(new MapStateDescriptor<>("fine-version", Types.LONG, Types.LONG));
-        mid =
-                rc.getMapState(
-                        new MapStateDescriptor<>(
-                                "mid",
-                                Types.LONG,
-                                PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
-        midVersions =
-                rc.getMapState(new MapStateDescriptor<>("mid-version", Types.LONG, Types.LONG));
-        pending = new PendingTiles(rc);
+        state = new TileState(rc);
         buffer =
                 rc.getListState(
                         new ListStateDescriptor<>(
@@ -157,16 +121,16 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             // as of that one, as if each had been applied when it came.
             drain(bufferedUnder, ctx);
         }
-        if (!event.retraction && !fine.contains(start)) {
+        if (!event.retraction && !state.fine.contains(start)) {
             // A new tile: at its end it is logged; at its expiry it and the partials above it
             // are evicted. (A tile that exists already has these timers, and so do its partials,
             // which outlive it.)
             ctx.timerService().registerEventTimeTimer(start + s);
             ctx.timerService().registerEventTimeTimer(TileWrites.expiry(view, start, s));
-            for (OnlineStore.Level level : PARTIALS) {
+            for (OnlineStore.Level level : TileState.PARTIALS) {
                 long size = TileWrites.size(view, level);
                 long partialsStart = Windows.floor(start, size);
-                if (!partials(level).contains(partialsStart)) {
+                if (!state.partials(level).contains(partialsStart)) {
                     ctx.timerService()
                             .registerEventTimeTimer(TileWrites.expiry(view, partialsStart, size));
                 }
@@ -175,26 +139,8 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         buffer.add(event);
         if (bufferedUnder == null || bufferedUnder != watermark) {
             bufferWatermark.update(watermark);
-            pending.schedule(ctx.timerService(), PUBLISH_DELAY_MILLIS);
+            state.pending.schedule(ctx.timerService(), PUBLISH_DELAY_MILLIS);
         } // else the buffer's first event scheduled the publish, which drains the buffer
-    }
-
-    /** The levels of tiles that keep partials over fine tiles. */
-    private static final OnlineStore.Level[] PARTIALS = {
-        OnlineStore.Level.COARSE, OnlineStore.Level.MID
-    };
-
-    private MapState<Long, byte[]> partials(OnlineStore.Level level) {
-        return level == OnlineStore.Level.COARSE ? coarse : mid;
-    }
-
-    /** A partials level's place in a {@link Batch}'s lists. */
-    private static int slot(OnlineStore.Level level) {
-        return level == OnlineStore.Level.COARSE ? 0 : 1;
-    }
-
-    private MapState<Long, Long> versions(OnlineStore.Level level) {
-        return level == OnlineStore.Level.COARSE ? coarseVersions : midVersions;
     }
 
     /**
@@ -204,7 +150,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
      * most of an event's cost was reading and writing its tiles.
      */
     private void drain(long watermark, Context ctx) throws Exception {
-        Batch batch = new Batch(ctx);
+        TileBatch batch = new TileBatch(view, state, log, logSchema, ctx);
         for (Event event : buffer.get()) {
             if (event.retraction) {
                 retract(event, watermark, batch);
@@ -217,7 +163,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         bufferWatermark.clear();
     }
 
-    private void add(Event event, long watermark, Batch batch) throws Exception {
+    private void add(Event event, long watermark, TileBatch batch) throws Exception {
         long start = Windows.floor(event.eventTime, view.tileMillis());
         decoder = DecoderFactory.get().binaryDecoder(event.payload, decoder);
         record = reader.read(record, decoder);
@@ -234,7 +180,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         aggregated.inc();
         batch.fineChanged(tile, tile.size() - 1, !created, event.eventTime, watermark);
 
-        for (OnlineStore.Level level : PARTIALS) {
+        for (OnlineStore.Level level : TileState.PARTIALS) {
             long partialsStart = Windows.floor(start, TileWrites.size(view, level));
             Map<String, Partial> partials = batch.partials(level, partialsStart);
             CoarsePartials.add(view, partials, entry);
@@ -249,7 +195,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
      * tile lies before the start of every window a read within retention asks for ({@link
      * TileWrites#expiry}), so it is recomputed from the fine tiles still there and never read.
      */
-    private void retract(Event event, long watermark, Batch batch) throws Exception {
+    private void retract(Event event, long watermark, TileBatch batch) throws Exception {
         long s = view.tileMillis();
         long start = Windows.floor(event.eventTime, s);
         Tile tile = batch.tile(start);
@@ -259,7 +205,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         retracted.inc();
         batch.fineChanged(tile, tile.size() + 1, true, event.eventTime, watermark);
 
-        for (OnlineStore.Level level : PARTIALS) {
+        for (OnlineStore.Level level : TileState.PARTIALS) {
             long size = TileWrites.size(view, level);
             long partialsStart = Windows.floor(start, size);
             List<Tile> covered = new ArrayList<>();
@@ -271,110 +217,6 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             }
             batch.partialsChanged(
                     level, partialsStart, CoarsePartials.of(view, covered), event.eventTime);
-        }
-    }
-
-    /**
-     * The current entity's tiles that one drain reads and changes, each read from state on first
-     * use and, if changed, written back with its raised version and marked to publish at the end.
-     */
-    private final class Batch {
-        private final Context ctx;
-        private final Map<Long, Tile> tiles = new HashMap<>();
-        private final Map<Long, Long> fineVersionsChanged = new HashMap<>();
-        private final Map<Long, Long> fineNewest = new HashMap<>();
-        private final List<Map<Long, Map<String, Partial>>> partials =
-                List.of(new HashMap<>(), new HashMap<>());
-        private final List<Map<Long, Long>> partialVersions =
-                List.of(new HashMap<>(), new HashMap<>());
-        private final List<Map<Long, Long>> partialNewest =
-                List.of(new HashMap<>(), new HashMap<>());
-
-        Batch(Context ctx) {
-            this.ctx = ctx;
-        }
-
-        /** The fine tile at {@code start}, or null if there is none. */
-        Tile tile(long start) throws Exception {
-            if (tiles.containsKey(start)) {
-                return tiles.get(start);
-            }
-            Tile tile = fine.get(start);
-            tiles.put(start, tile);
-            return tile;
-        }
-
-        Tile newTile(long start) {
-            Tile tile = new Tile(start);
-            tiles.put(start, tile);
-            return tile;
-        }
-
-        /**
-         * Raises a changed fine tile's version and marks it to publish; a tile that existed and has
-         * ended already was logged, so its new state is logged again.
-         */
-        void fineChanged(
-                Tile tile, long sizeBefore, boolean existed, long eventTime, long watermark)
-                throws Exception {
-            long start = tile.start();
-            Long version = fineVersionsChanged.get(start);
-            if (version == null) {
-                version = fineVersions.get(start);
-            }
-            long raised = (version == null ? sizeBefore : version) + 1;
-            fineVersionsChanged.put(start, raised);
-            if (existed && start + view.tileMillis() <= watermark && log != null) {
-                ctx.output(log, FeatureLog.row(logSchema, view, ctx.getCurrentKey(), tile, raised));
-            }
-            fineNewest.merge(start, eventTime, Math::max);
-        }
-
-        /** The partials of the mid or coarse tile at {@code start}, empty if there are none. */
-        Map<String, Partial> partials(OnlineStore.Level level, long start) throws Exception {
-            Map<Long, Map<String, Partial>> read = partials.get(slot(level));
-            Map<String, Partial> found = read.get(start);
-            if (found == null) {
-                byte[] stored = TileAggregator.this.partials(level).get(start);
-                found = stored == null ? new LinkedHashMap<>() : TileCodec.decodeCoarse(stored);
-                read.put(start, found);
-            }
-            return found;
-        }
-
-        /** Keeps a mid or coarse tile's new partials and raises its version. */
-        void partialsChanged(
-                OnlineStore.Level level, long start, Map<String, Partial> changed, long eventTime)
-                throws Exception {
-            int i = slot(level);
-            partials.get(i).put(start, changed);
-            Long version = partialVersions.get(i).get(start);
-            if (version == null) {
-                version = versions(level).get(start);
-            }
-            partialVersions.get(i).put(start, version == null ? 1 : version + 1);
-            partialNewest.get(i).merge(start, eventTime, Math::max);
-        }
-
-        /** Stores every changed tile with its version, and marks it to publish. */
-        void writeBack() throws Exception {
-            for (Map.Entry<Long, Long> e : fineNewest.entrySet()) {
-                long start = e.getKey();
-                fine.put(start, tiles.get(start));
-                fineVersions.put(start, fineVersionsChanged.get(start));
-                pending.fine(start, e.getValue());
-            }
-            for (OnlineStore.Level level : PARTIALS) {
-                int i = slot(level);
-                for (Map.Entry<Long, Long> e : partialNewest.get(i).entrySet()) {
-                    long start = e.getKey();
-                    TileAggregator.this
-                            .partials(level)
-                            .put(start, TileCodec.encodeCoarse(partials.get(i).get(start)));
-                    versions(level).put(start, partialVersions.get(i).get(start));
-                    pending.partials(level, start, e.getValue());
-                }
-            }
         }
     }
 
@@ -398,58 +240,58 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             return;
         }
         // Event time: a tile's end (log it) or its expiry (evict it).
-        Tile ended = fine.get(timestamp - view.tileMillis());
+        Tile ended = state.fine.get(timestamp - view.tileMillis());
         if (ended != null && ended.size() > 0) {
             log(ctx.getCurrentKey(), ended, ctx);
         }
         long fineStart = timestamp - view.tileMillis() - 2 * view.ttlMillis();
-        if (pending.contains(
+        if (state.pending.contains(
                 fineStart,
                 Windows.floor(fineStart, view.coarseMillis()),
                 Windows.floor(fineStart, view.midMillis()))) {
             publish(ctx.getCurrentKey(), out); // never evict what is still to be published
         }
-        fine.remove(fineStart);
-        fineVersions.remove(fineStart);
-        for (OnlineStore.Level level : PARTIALS) {
+        state.fine.remove(fineStart);
+        state.fineVersions.remove(fineStart);
+        for (OnlineStore.Level level : TileState.PARTIALS) {
             long size = TileWrites.size(view, level);
             long partialsStart = timestamp - size - 2 * view.ttlMillis();
             if (Math.floorMod(partialsStart, size) == 0) {
-                partials(level).remove(partialsStart);
-                versions(level).remove(partialsStart);
+                state.partials(level).remove(partialsStart);
+                state.versions(level).remove(partialsStart);
             }
         }
     }
 
     private long fineVersion(long start, Tile tile) throws Exception {
-        Long version = fineVersions.get(start);
+        Long version = state.fineVersions.get(start);
         return version == null ? tile.size() : version;
     }
 
     /** Emits every changed tile of the current entity once, in its newest state. */
     private void publish(String entity, Collector<TileUpdate> out) throws Exception {
-        for (Map.Entry<Long, Long> e : pending.takeFine()) {
-            Tile tile = fine.get(e.getKey());
+        for (Map.Entry<Long, Long> e : state.pending.takeFine()) {
+            Tile tile = state.fine.get(e.getKey());
             if (tile != null) {
                 long version = fineVersion(e.getKey(), tile);
                 out.collect(
                         new TileUpdate(TileWrites.fine(view, entity, version, tile), e.getValue()));
             }
         }
-        for (Map.Entry<Long, Long> e : pending.takeMid()) {
-            byte[] payload = mid.get(e.getKey());
+        for (Map.Entry<Long, Long> e : state.pending.takeMid()) {
+            byte[] payload = state.mid.get(e.getKey());
             if (payload != null) {
-                long version = midVersions.get(e.getKey());
+                long version = state.midVersions.get(e.getKey());
                 out.collect(
                         new TileUpdate(
                                 TileWrites.mid(view, entity, e.getKey(), version, payload),
                                 e.getValue()));
             }
         }
-        for (Map.Entry<Long, Long> e : pending.takeCoarse()) {
-            byte[] payload = coarse.get(e.getKey());
+        for (Map.Entry<Long, Long> e : state.pending.takeCoarse()) {
+            byte[] payload = state.coarse.get(e.getKey());
             if (payload != null) {
-                long version = coarseVersions.get(e.getKey());
+                long version = state.coarseVersions.get(e.getKey());
                 out.collect(
                         new TileUpdate(
                                 TileWrites.coarse(view, entity, e.getKey(), version, payload),
