@@ -89,6 +89,7 @@ class ProcessKillITCase {
                         generated,
                         BOTH,
                         t -> Path.of(config.tablePath("raw", t)),
+                        java.time.Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli(),
                         () ->
                                 Await.until(
                                         "the features job consumed every record",
@@ -133,12 +134,15 @@ class ProcessKillITCase {
                     killWithUploadsInFlight(yaml, server);
                     killRightAfterACheckpoint(yaml, ingest);
                 });
+        // The hour the catch-up's ticks fall in stays open; every hour before it closes.
+        long openHour = java.time.Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli();
         catchUp(
                 config,
                 yaml,
                 generated,
                 ingest,
                 t -> server.objectFile(Demo.PREFIX + "/raw/" + t),
+                openHour,
                 () -> {});
         Child compact =
                 processes.start(
@@ -149,7 +153,6 @@ class ProcessKillITCase {
                         yaml.toString(),
                         "--strict");
         assertThat(compact.awaitExit(5)).as(compact.output()).isZero();
-        long openHour = java.time.Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli();
         StreamingRuns.assertCompactedAsLanded(
                 config,
                 table -> server.objectFile(Demo.PREFIX + "/raw/" + table),
@@ -190,9 +193,9 @@ class ProcessKillITCase {
             List<GeneratedRecord> generated,
             List<String> jobs,
             java.util.function.Function<String, Path> rawDir,
+            long tickHour,
             Step beforeTheKill)
             throws Exception {
-        long tickHour = java.time.Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli();
         List<GeneratedRecord> ticks = StreamingRuns.ticks(config, tickHour + 20 * 60_000L, 98);
         List<GeneratedRecord> moreTicks = StreamingRuns.ticks(config, tickHour + 22 * 60_000L, 99);
         StreamingRuns.sendToBothPartitions(KAFKA.bootstrap(), ticks);
