@@ -8,9 +8,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.log.FeatureLogTable;
 import java.io.PrintWriter;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.iceberg.Table;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -48,35 +46,31 @@ final class MaintainCommand implements Callable<Integer> {
             return 0;
         }
         try (LakeCatalog catalog = LakeCatalog.open(cfg)) {
-            Map<String, Integer> expired =
-                    Maintenance.expireSnapshots(
+            Maintenance.maintain(
                             catalog,
                             cfg.tables(),
                             cfg.catalog().snapshotRetention(),
-                            System.currentTimeMillis());
-            Map<String, Integer> orphans =
-                    Maintenance.removeOrphanFiles(
-                            catalog,
-                            cfg.tables(),
-                            cfg.catalog().snapshotRetention(),
-                            System.currentTimeMillis());
-            expired.forEach(
-                    (table, n) ->
-                            out.printf(
-                                    "maintain: %s: %d snapshots expired (older than %s), %d orphan"
-                                            + " metadata files removed%n",
-                                    table,
-                                    n,
-                                    Durations.format(cfg.catalog().snapshotRetention()),
-                                    orphans.get(table)));
+                            System.currentTimeMillis())
+                    .forEach(
+                            (table, done) ->
+                                    out.printf(
+                                            "maintain: %s: %d snapshots expired (older than %s),"
+                                                    + " %d orphan metadata files removed%n",
+                                            table,
+                                            done.snapshotsExpired(),
+                                            Durations.format(cfg.catalog().snapshotRetention()),
+                                            done.orphansRemoved()));
             // Each view's feature log: its table made the log's committed files, then the same
             // upkeep.
             for (FeatureViewConfig view : cfg.featureViews()) {
                 ViewDef def = ViewDef.of(view, cfg.table(view.source()).orElseThrow());
                 FeatureLogTable.Synced synced =
                         FeatureLogTable.sync(catalog, def, cfg.tablePath("features", view.name()));
-                Table table = FeatureLogTable.table(catalog, def);
-                long now = System.currentTimeMillis();
+                Maintenance.Done done =
+                        Maintenance.maintain(
+                                FeatureLogTable.table(catalog, def),
+                                cfg.catalog().snapshotRetention(),
+                                System.currentTimeMillis());
                 out.printf(
                         "maintain: feature log %s: %d files added, %d removed (table %s); %d"
                                 + " snapshots expired, %d orphan metadata files removed%n",
@@ -84,9 +78,8 @@ final class MaintainCommand implements Callable<Integer> {
                         synced.added(),
                         synced.removed(),
                         catalog.identifier(FeatureLogTable.name(def)),
-                        Maintenance.expireSnapshots(table, cfg.catalog().snapshotRetention(), now),
-                        Maintenance.removeOrphanFiles(
-                                table, cfg.catalog().snapshotRetention(), now));
+                        done.snapshotsExpired(),
+                        done.orphansRemoved());
             }
         }
         out.flush();

@@ -100,27 +100,24 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
         }
         lastMaintenance = now;
         try {
-            Map<String, Integer> expired =
-                    Maintenance.expireSnapshots(
-                            catalog,
-                            List.copyOf(tables.values()),
-                            maintained.snapshotRetention(),
-                            now);
-            expired.forEach(
-                    (table, n) -> {
-                        if (n > 0) {
-                            LOG.info("Expired {} Iceberg snapshots of {}", n, table);
-                        }
-                    });
-            Maintenance.removeOrphanFiles(
+            Maintenance.maintain(
                             catalog,
                             List.copyOf(tables.values()),
                             maintained.snapshotRetention(),
                             now)
                     .forEach(
-                            (table, n) -> {
-                                if (n > 0) {
-                                    LOG.info("Removed {} orphan Iceberg files of {}", n, table);
+                            (table, done) -> {
+                                if (done.snapshotsExpired() > 0) {
+                                    LOG.info(
+                                            "Expired {} Iceberg snapshots of {}",
+                                            done.snapshotsExpired(),
+                                            table);
+                                }
+                                if (done.orphansRemoved() > 0) {
+                                    LOG.info(
+                                            "Removed {} orphan Iceberg files of {}",
+                                            done.orphansRemoved(),
+                                            table);
                                 }
                             });
         } catch (RuntimeException | java.io.IOException e) {

@@ -17,20 +17,14 @@ import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Metrics;
-import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.mapping.MappingUtil;
-import org.apache.iceberg.mapping.NameMapping;
-import org.apache.iceberg.mapping.NameMappingParser;
-import org.apache.iceberg.parquet.ParquetUtil;
 
 /**
  * Publishes warehouse hours to a table's Iceberg table: after an hour's files are published in the
@@ -57,18 +51,12 @@ public final class IcebergHours {
 
     private final Table table;
     private final String eventTime;
-    private final NameMapping nameMapping;
-    private final MetricsConfig metricsConfig;
+    private final FileMetrics fileMetrics;
 
     public IcebergHours(Table table, TableConfig config) {
         this.table = table;
         this.eventTime = config.eventTime();
-        String mapping = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
-        this.nameMapping =
-                mapping != null
-                        ? NameMappingParser.fromJson(mapping)
-                        : MappingUtil.create(table.schema());
-        this.metricsConfig = MetricsConfig.forTable(table);
+        this.fileMetrics = new FileMetrics(table);
     }
 
     public Table table() {
@@ -82,7 +70,7 @@ public final class IcebergHours {
 
     /** The column metrics of a Parquet file the table's file IO can read. */
     public Metrics metrics(InputFile parquetFile) {
-        return ParquetUtil.fileMetrics(parquetFile, metricsConfig, nameMapping);
+        return fileMetrics.of(parquetFile);
     }
 
     /** Reads the metrics of a published file at {@code location}. */

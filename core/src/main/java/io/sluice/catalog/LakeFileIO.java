@@ -71,8 +71,13 @@ public final class LakeFileIO implements FileIO {
         try {
             LakeFiles.delete(URI.create(location), false);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete " + location + ": " + e.getMessage(), e);
+            throw failed("delete", location, e);
         }
+    }
+
+    private static UncheckedIOException failed(String what, String location, IOException e) {
+        return new UncheckedIOException(
+                "cannot " + what + " " + location + ": " + e.getMessage(), e);
     }
 
     private static FileSystem fileSystem(String location) throws IOException {
@@ -96,8 +101,7 @@ public final class LakeFileIO implements FileIO {
                 } catch (FileNotFoundException e) {
                     throw new NotFoundException(e, "no file at %s", location);
                 } catch (IOException e) {
-                    throw new UncheckedIOException(
-                            "cannot stat " + location + ": " + e.getMessage(), e);
+                    throw failed("stat", location, e);
                 }
             }
             return length;
@@ -110,8 +114,7 @@ public final class LakeFileIO implements FileIO {
             } catch (FileNotFoundException e) {
                 throw new NotFoundException(e, "no file at %s", location);
             } catch (IOException e) {
-                throw new UncheckedIOException(
-                        "cannot open " + location + ": " + e.getMessage(), e);
+                throw failed("open", location, e);
             }
         }
 
@@ -125,8 +128,7 @@ public final class LakeFileIO implements FileIO {
             try {
                 return fileSystem(location).exists(new Path(location));
             } catch (IOException e) {
-                throw new UncheckedIOException(
-                        "cannot stat " + location + ": " + e.getMessage(), e);
+                throw failed("stat", location, e);
             }
         }
     }
@@ -145,8 +147,7 @@ public final class LakeFileIO implements FileIO {
                     throw new AlreadyExistsException("file already exists: %s", location);
                 }
             } catch (IOException e) {
-                throw new UncheckedIOException(
-                        "cannot stat " + location + ": " + e.getMessage(), e);
+                throw failed("stat", location, e);
             }
             return open(FileSystem.WriteMode.NO_OVERWRITE);
         }
@@ -160,8 +161,7 @@ public final class LakeFileIO implements FileIO {
             try {
                 return new Positioned(fileSystem(location).create(new Path(location), mode));
             } catch (IOException e) {
-                throw new UncheckedIOException(
-                        "cannot create " + location + ": " + e.getMessage(), e);
+                throw failed("create", location, e);
             }
         }
 

@@ -27,19 +27,29 @@ public final class Maintenance {
 
     private Maintenance() {}
 
-    /**
-     * Expires every table's snapshots older than {@code now - retention}.
-     *
-     * @return the number of snapshots expired, by table
-     */
-    public static Map<String, Integer> expireSnapshots(
-            LakeCatalog catalog, List<TableConfig> tables, Duration retention, long nowMillis) {
-        Map<String, Integer> expired = new LinkedHashMap<>();
+    /** What one table's upkeep did. */
+    public record Done(int snapshotsExpired, int orphansRemoved) {}
+
+    /** {@link #maintain(Table, Duration, long)} of every warehouse table, by table name. */
+    public static Map<String, Done> maintain(
+            LakeCatalog catalog, List<TableConfig> tables, Duration retention, long nowMillis)
+            throws IOException {
+        Map<String, Done> done = new LinkedHashMap<>();
         for (TableConfig config : tables) {
-            expired.put(
-                    config.name(), expireSnapshots(catalog.table(config), retention, nowMillis));
+            done.put(config.name(), maintain(catalog.table(config), retention, nowMillis));
         }
-        return expired;
+        return done;
+    }
+
+    /**
+     * Expires {@code table}'s snapshots older than the retention, then removes its orphan metadata
+     * files older than that ({@link #removeOrphanFiles}).
+     */
+    public static Done maintain(Table table, Duration retention, long nowMillis)
+            throws IOException {
+        return new Done(
+                expireSnapshots(table, retention, nowMillis),
+                removeOrphanFiles(table, retention, nowMillis));
     }
 
     /** Expires {@code table}'s snapshots older than {@code now - retention}; returns how many. */
@@ -62,26 +72,14 @@ public final class Maintenance {
     public static final Duration ORPHAN_MIN_AGE = Duration.ofHours(1);
 
     /**
-     * Deletes the files in each table's metadata directory that no metadata file, snapshot,
+     * Deletes the files in {@code table}'s metadata directory that no metadata file, snapshot,
      * manifest list, manifest or statistics file of the table names, and that are older than the
      * retention (at least {@link #ORPHAN_MIN_AGE}): what commits that failed or lost a race, or a
      * process that died before its commit, left behind. The data files are the warehouse's own,
      * kept by its manifests and the compaction's grace period, and are never touched here.
      *
-     * @return the number of files deleted, by table
+     * @return the number of files deleted
      */
-    public static Map<String, Integer> removeOrphanFiles(
-            LakeCatalog catalog, List<TableConfig> tables, Duration retention, long nowMillis)
-            throws IOException {
-        Map<String, Integer> removed = new LinkedHashMap<>();
-        for (TableConfig config : tables) {
-            removed.put(
-                    config.name(), removeOrphanFiles(catalog.table(config), retention, nowMillis));
-        }
-        return removed;
-    }
-
-    /** {@link #removeOrphanFiles(LakeCatalog, List, Duration, long)} of one table. */
     public static int removeOrphanFiles(Table table, Duration retention, long nowMillis)
             throws IOException {
         long olderThan = nowMillis - Math.max(retention.toMillis(), ORPHAN_MIN_AGE.toMillis());

@@ -251,14 +251,8 @@ class IcebergHoursTest {
         long newest = table.currentSnapshot().timestampMillis();
 
         // A retention reaching back past every snapshot expires none.
-        assertThat(
-                        Maintenance.expireSnapshots(
-                                catalog, List.of(purchases), java.time.Duration.ofDays(1), newest))
-                .containsEntry("purchases", 0);
-        assertThat(
-                        Maintenance.expireSnapshots(
-                                catalog, List.of(purchases), java.time.Duration.ZERO, newest + 1))
-                .containsEntry("purchases", 2);
+        assertThat(expire(java.time.Duration.ofDays(1), newest)).containsEntry("purchases", 0);
+        assertThat(expire(java.time.Duration.ZERO, newest + 1)).containsEntry("purchases", 2);
 
         table.refresh();
         assertThat(table.snapshots()).hasSize(1);
@@ -306,7 +300,14 @@ class IcebergHoursTest {
 
     private Map<String, Integer> removeOrphans(java.time.Duration retention, long now)
             throws IOException {
-        return Maintenance.removeOrphanFiles(catalog, List.of(purchases), retention, now);
+        return Map.of(
+                "purchases",
+                Maintenance.removeOrphanFiles(catalog.table(purchases), retention, now));
+    }
+
+    private Map<String, Integer> expire(java.time.Duration retention, long now) {
+        return Map.of(
+                "purchases", Maintenance.expireSnapshots(catalog.table(purchases), retention, now));
     }
 
     private static Set<String> names(Path dir) throws IOException {

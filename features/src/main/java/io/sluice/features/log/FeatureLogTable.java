@@ -1,5 +1,6 @@
 package io.sluice.features.log;
 
+import io.sluice.catalog.FileMetrics;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.lake.HourPartitioner;
@@ -13,7 +14,6 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.PartitionSpec;
@@ -23,8 +23,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.avro.AvroSchemaUtil;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.mapping.NameMappingParser;
-import org.apache.iceberg.parquet.ParquetUtil;
 
 /**
  * A view's offline feature log as an Iceberg table, {@code <namespace>.feature_log_<view>}, over
@@ -96,10 +94,7 @@ public final class FeatureLogTable {
                 }
             }
         }
-        var mapping =
-                NameMappingParser.fromJson(
-                        table.properties().get(TableProperties.DEFAULT_NAME_MAPPING));
-        MetricsConfig metrics = MetricsConfig.forTable(table);
+        FileMetrics metrics = new FileMetrics(table);
         OverwriteFiles overwrite = table.newOverwrite();
         int added = 0;
         int removed = 0;
@@ -126,10 +121,7 @@ public final class FeatureLogTable {
                             .withFormat(FileFormat.PARQUET)
                             .withFileSizeInBytes(file.length())
                             .withMetrics(
-                                    ParquetUtil.fileMetrics(
-                                            table.io().newInputFile(e.getKey(), file.length()),
-                                            metrics,
-                                            mapping))
+                                    metrics.of(table.io().newInputFile(e.getKey(), file.length())))
                             .withPartition(hour)
                             .build());
             added++;
