@@ -126,7 +126,7 @@ class KafkaCommandITCase {
     private Process sluiceKafka(String name, String... args) throws IOException {
         List<String> command = ChildJava.command("-Xmx512m");
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(ChildJava.classPath());
         command.add(Main.class.getName());
         command.add("kafka");
         command.addAll(List.of(args));

@@ -53,7 +53,7 @@ final class SluiceProcesses implements AfterEachCallback {
             }
         }
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(ChildJava.classPath());
         command.add(Main.class.getName());
         command.addAll(List.of(args));
         ProcessBuilder builder =

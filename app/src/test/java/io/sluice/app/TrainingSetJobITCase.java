@@ -352,7 +352,7 @@ class TrainingSetJobITCase {
     }
 
     private static String classpath() {
-        return System.getProperty("java.class.path");
+        return ChildJava.classPath();
     }
 
     /** A child JVM of the test's heap running {@code args}, its output going to {@code log}. */

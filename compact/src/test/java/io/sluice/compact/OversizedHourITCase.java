@@ -158,7 +158,7 @@ class OversizedHourITCase {
                         "-XX:ActiveProcessorCount=1",
                         "-Djava.io.tmpdir=" + Files.createDirectories(root.resolve("tmp")),
                         "-cp",
-                        System.getProperty("java.class.path"),
+                        ChildJava.classPath(),
                         CompactHourMain.class.getName(),
                         root.toString(),
                         HOUR,

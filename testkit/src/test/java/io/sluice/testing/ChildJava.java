@@ -19,13 +19,25 @@ public final class ChildJava {
 
     private ChildJava() {}
 
-    /** {@code java}, the inherited flags, then {@code options}. */
+    /**
+     * {@code java}, the inherited flags, the class-data archive of this JVM's class path where the
+     * build asks for one ({@link SharedClasses}), then {@code options}.
+     */
     public static List<String> command(String... options) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(inheritedOptions());
+        command.addAll(SharedClasses.forChildren().options());
         command.addAll(List.of(options));
         return command;
+    }
+
+    /**
+     * The class path for a child that runs this JVM's classes: the same entries, with class
+     * directories as jars where the children share a class-data archive ({@link SharedClasses}).
+     */
+    public static String classPath() {
+        return SharedClasses.forChildren().classPath();
     }
 
     /** This JVM's JIT tier and collector flags, for example {@code -XX:TieredStopAtLevel=1}. */

@@ -1,0 +1,185 @@
+package io.sluice.testing;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+
+/**
+ * A class-data sharing archive (the JDK's AppCDS) of this JVM's class path, which the child JVMs of
+ * {@link ChildJava} map instead of loading and verifying the same Flink classes each time: a child
+ * that starts a job spends about a quarter less CPU. Only where the build asks for it, with the
+ * system property {@value #DIRECTORY_PROPERTY} (the directory the archive is kept in), as a module
+ * whose tests start many children ({@code sluice ingest}, {@code features}…) does.
+ *
+ * <p>The JDK archives classes from jars only, and refuses a class path with a class directory
+ * before a jar it archived from; so the children's class path has the test JVM's class directories
+ * (a module's {@code target/classes} and {@code target/test-classes}) as jars, in the same places.
+ * The archive is made once per class path and content by a training JVM that runs {@link
+ * CdsTraining} and writes it at exit ({@code -XX:ArchiveClassesAtExit}); test JVMs that ask at the
+ * same time wait on a file lock, and the archive is moved into place only when complete. On any
+ * failure here the children run without it, on this JVM's class path.
+ */
+final class SharedClasses {
+
+    static final String DIRECTORY_PROPERTY = "sluice.test.cds.dir";
+
+    /** The options that map an archive (none without one), and the class path it was made for. */
+    record Use(List<String> options, String classPath) {}
+
+    private static Use use;
+
+    private SharedClasses() {}
+
+    /** As the build asks: from {@value #DIRECTORY_PROPERTY}, made once per test JVM. */
+    static synchronized Use forChildren() {
+        if (use == null) {
+            String dir = System.getProperty(DIRECTORY_PROPERTY);
+            String classPath = System.getProperty("java.class.path");
+            use = dir == null ? new Use(List.of(), classPath) : in(Path.of(dir), classPath);
+        }
+        return use;
+    }
+
+    /** An archive of {@code classPath} kept in {@code dir}, made if it is not there yet. */
+    static Use in(Path dir, String classPath) {
+        try {
+            List<Path> entries = new ArrayList<>();
+            List<Path> directories = new ArrayList<>();
+            StringBuilder identity = new StringBuilder(System.getProperty("java.home"));
+            identity.append(ChildJava.inheritedOptions());
+            for (String entry : classPath.split(File.pathSeparator)) {
+                Path path = Path.of(entry).toAbsolutePath();
+                entries.add(path);
+                identity.append('\n').append(path);
+                if (Files.isDirectory(path)) {
+                    directories.add(path);
+                    fingerprint(path, identity);
+                }
+            }
+            String id = sha256(identity.toString());
+            Files.createDirectories(dir);
+            List<String> jarred = new ArrayList<>();
+            for (Path entry : entries) {
+                jarred.add(
+                        directories.contains(entry)
+                                ? dir.resolve(id + "-" + directories.indexOf(entry) + ".jar")
+                                        .toString()
+                                : entry.toString());
+            }
+            String childClassPath = String.join(File.pathSeparator, jarred);
+            Path archive = dir.resolve(id + ".jsa");
+            try (FileChannel channel =
+                            FileChannel.open(
+                                    dir.resolve(id + ".lock"),
+                                    StandardOpenOption.CREATE,
+                                    StandardOpenOption.WRITE);
+                    FileLock lock = channel.lock()) {
+                if (!Files.exists(archive)) {
+                    for (Path directory : directories) {
+                        jar(
+                                directory,
+                                dir.resolve(id + "-" + directories.indexOf(directory) + ".jar"));
+                    }
+                    train(childClassPath, archive);
+                }
+            }
+            return new Use(
+                    List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off,cds+dynamic=off"),
+                    childClassPath);
+        } catch (IOException | UncheckedIOException | InterruptedException e) {
+            System.err.println("SharedClasses: children run without a class-data archive: " + e);
+            return new Use(List.of(), classPath);
+        }
+    }
+
+    /** Every file's path, size and modification time: a changed class makes another archive. */
+    private static void fingerprint(Path directory, StringBuilder identity) throws IOException {
+        try (Stream<Path> files = Files.walk(directory)) {
+            for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+                identity.append('\n')
+                        .append(directory.relativize(f))
+                        .append(' ')
+                        .append(Files.size(f))
+                        .append(' ')
+                        .append(Files.getLastModifiedTime(f).toMillis());
+            }
+        }
+    }
+
+    private static void jar(Path directory, Path jar) throws IOException {
+        Path partial = jar.resolveSibling(jar.getFileName() + ".partial");
+        try (OutputStream out = Files.newOutputStream(partial);
+                JarOutputStream zip = new JarOutputStream(out);
+                Stream<Path> files = Files.walk(directory)) {
+            for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+                zip.putNextEntry(
+                        new JarEntry(directory.relativize(f).toString().replace('\\', '/')));
+                Files.copy(f, zip);
+                zip.closeEntry();
+            }
+        }
+        Files.move(
+                partial, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static void train(String classPath, Path archive)
+            throws IOException, InterruptedException {
+        Path partial = archive.resolveSibling(archive.getFileName() + ".partial");
+        Path log = archive.resolveSibling(archive.getFileName() + ".log");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ChildJava.inheritedOptions());
+        command.addAll(
+                List.of(
+                        "-Xmx256m",
+                        "-XX:ArchiveClassesAtExit=" + partial,
+                        "-Xlog:cds=off,cds+dynamic=off",
+                        "-cp",
+                        classPath,
+                        CdsTraining.class.getName(),
+                        Files.createTempDirectory("sluice-cds-training").toString()));
+        Process training =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
+                        .start();
+        if (!training.waitFor(3, TimeUnit.MINUTES)) {
+            training.destroyForcibly();
+            throw new IOException("the training JVM did not finish; see " + log);
+        }
+        if (training.exitValue() != 0 || !Files.exists(partial)) {
+            throw new IOException(
+                    "the training JVM exited with " + training.exitValue() + "; see " + log);
+        }
+        Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of()
+                    .formatHex(
+                            MessageDigest.getInstance("SHA-256")
+                                    .digest(text.getBytes(StandardCharsets.UTF_8)))
+                    .substring(0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JRE", e);
+        }
+    }
+}

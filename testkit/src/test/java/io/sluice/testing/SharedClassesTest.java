@@ -1,0 +1,67 @@
+package io.sluice.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SharedClassesTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void shouldGiveChildrenAnArchiveTheirJvmMapsAndLoadsFlinkFrom() throws Exception {
+        String classPath = System.getProperty("java.class.path");
+        assertThat(Arrays.stream(classPath.split(File.pathSeparator)).map(Path::of))
+                .as("this JVM's class directories")
+                .anyMatch(Files::isDirectory);
+
+        SharedClasses.Use use = SharedClasses.in(dir, classPath);
+
+        assertThat(use.options()).isNotEmpty();
+        assertThat(Arrays.stream(use.classPath().split(File.pathSeparator)).map(Path::of))
+                .as("the children's class path")
+                .hasSameSizeAs(classPath.split(File.pathSeparator))
+                .noneMatch(Files::isDirectory);
+        // -Xshare:on: a JVM that cannot map the archive (another class path, a broken file) does
+        // not start, instead of running without it.
+        List<String> command = new ArrayList<>(ChildJava.command());
+        command.addAll(List.of("-Xshare:on", "-Xlog:class+load=info", "-cp", use.classPath()));
+        command.add(LoadsFlink.class.getName());
+        command.addAll(1, use.options());
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(child.waitFor(1, TimeUnit.MINUTES)).isTrue();
+        assertThat(child.exitValue()).as(output).isZero();
+        assertThat(output)
+                .contains(
+                        "org.apache.flink.streaming.api.environment.StreamExecutionEnvironment"
+                                + " source: shared objects file (top)");
+
+        // A second test JVM asking for the same class path gets the same archive, not a new one.
+        long made = Files.getLastModifiedTime(dir.resolve(archiveOf(use))).toMillis();
+        assertThat(SharedClasses.in(dir, classPath)).isEqualTo(use);
+        assertThat(Files.getLastModifiedTime(dir.resolve(archiveOf(use))).toMillis())
+                .isEqualTo(made);
+    }
+
+    private static String archiveOf(SharedClasses.Use use) {
+        String option = use.options().get(0);
+        return Path.of(option.substring(option.indexOf('=') + 1)).getFileName().toString();
+    }
+
+    /** Loads one of the classes the training loaded. */
+    static final class LoadsFlink {
+        public static void main(String[] args) throws ClassNotFoundException {
+            Class.forName("org.apache.flink.streaming.api.environment.StreamExecutionEnvironment");
+        }
+    }
+}
