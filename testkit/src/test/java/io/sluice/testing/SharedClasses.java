@@ -52,13 +52,19 @@ final class SharedClasses {
         if (use == null) {
             String dir = System.getProperty(DIRECTORY_PROPERTY);
             String classPath = System.getProperty("java.class.path");
-            use = dir == null ? new Use(List.of(), classPath) : in(Path.of(dir), classPath);
+            use =
+                    dir == null
+                            ? new Use(List.of(), classPath)
+                            : in(Path.of(dir), classPath, CdsTraining.class.getName());
         }
         return use;
     }
 
-    /** An archive of {@code classPath} kept in {@code dir}, made if it is not there yet. */
-    static Use in(Path dir, String classPath) {
+    /**
+     * An archive of {@code classPath} kept in {@code dir}, made if it is not there yet by running
+     * {@code training} (a main class that takes a scratch directory) on that class path.
+     */
+    static Use in(Path dir, String classPath, String training) {
         try {
             List<Path> entries = new ArrayList<>();
             List<Path> directories = new ArrayList<>();
@@ -97,7 +103,7 @@ final class SharedClasses {
                                 directory,
                                 dir.resolve(id + "-" + directories.indexOf(directory) + ".jar"));
                     }
-                    train(childClassPath, archive);
+                    train(childClassPath, training, archive);
                 }
             }
             return new Use(
@@ -139,7 +145,7 @@ final class SharedClasses {
                 partial, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    private static void train(String classPath, Path archive)
+    private static void train(String classPath, String training, Path archive)
             throws IOException, InterruptedException {
         Path partial = archive.resolveSibling(archive.getFileName() + ".partial");
         Path log = archive.resolveSibling(archive.getFileName() + ".log");
@@ -153,20 +159,20 @@ final class SharedClasses {
                         "-Xlog:cds=off,cds+dynamic=off",
                         "-cp",
                         classPath,
-                        CdsTraining.class.getName(),
+                        training,
                         Files.createTempDirectory("sluice-cds-training").toString()));
-        Process training =
+        Process run =
                 new ProcessBuilder(command)
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile())
                         .start();
-        if (!training.waitFor(3, TimeUnit.MINUTES)) {
-            training.destroyForcibly();
+        if (!run.waitFor(3, TimeUnit.MINUTES)) {
+            run.destroyForcibly();
             throw new IOException("the training JVM did not finish; see " + log);
         }
-        if (training.exitValue() != 0 || !Files.exists(partial)) {
+        if (run.exitValue() != 0 || !Files.exists(partial)) {
             throw new IOException(
-                    "the training JVM exited with " + training.exitValue() + "; see " + log);
+                    "the training JVM exited with " + run.exitValue() + "; see " + log);
         }
         Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE);
     }

@@ -24,7 +24,8 @@ class SharedClassesTest {
                 .as("this JVM's class directories")
                 .anyMatch(Files::isDirectory);
 
-        SharedClasses.Use use = SharedClasses.in(dir, classPath);
+        // Trained on a main that loads one Flink class (the build's children train on CdsTraining).
+        SharedClasses.Use use = SharedClasses.in(dir, classPath, LoadsFlink.class.getName());
 
         assertThat(use.options()).isNotEmpty();
         assertThat(Arrays.stream(use.classPath().split(File.pathSeparator)).map(Path::of))
@@ -48,7 +49,7 @@ class SharedClassesTest {
 
         // A second test JVM asking for the same class path gets the same archive, not a new one.
         long made = Files.getLastModifiedTime(dir.resolve(archiveOf(use))).toMillis();
-        assertThat(SharedClasses.in(dir, classPath)).isEqualTo(use);
+        assertThat(SharedClasses.in(dir, classPath, LoadsFlink.class.getName())).isEqualTo(use);
         assertThat(Files.getLastModifiedTime(dir.resolve(archiveOf(use))).toMillis())
                 .isEqualTo(made);
     }
@@ -58,7 +59,7 @@ class SharedClassesTest {
         return Path.of(option.substring(option.indexOf('=') + 1)).getFileName().toString();
     }
 
-    /** Loads one of the classes the training loaded. */
+    /** Loads a Flink class: the training, and the child that must find it in the archive. */
     static final class LoadsFlink {
         public static void main(String[] args) throws ClassNotFoundException {
             Class.forName("org.apache.flink.streaming.api.environment.StreamExecutionEnvironment");
