@@ -97,7 +97,8 @@ final class SharedClasses {
                                     StandardOpenOption.CREATE,
                                     StandardOpenOption.WRITE);
                     FileLock lock = channel.lock()) {
-                if (!Files.exists(archive)) {
+                boolean jarsThere = jarred.stream().map(Path::of).allMatch(Files::isRegularFile);
+                if (!Files.exists(archive) || !jarsThere) {
                     for (Path directory : directories) {
                         jar(
                                 directory,
@@ -110,6 +111,9 @@ final class SharedClasses {
                     List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off,cds+dynamic=off"),
                     childClassPath);
         } catch (IOException | UncheckedIOException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
             System.err.println("SharedClasses: children run without a class-data archive: " + e);
             return new Use(List.of(), classPath);
         }
@@ -174,7 +178,11 @@ final class SharedClasses {
             throw new IOException(
                     "the training JVM exited with " + run.exitValue() + "; see " + log);
         }
-        Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+                partial,
+                archive,
+                StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static String sha256(String text) {

@@ -52,6 +52,17 @@ class SharedClassesTest {
         assertThat(SharedClasses.in(dir, classPath, LoadsFlink.class.getName())).isEqualTo(use);
         assertThat(Files.getLastModifiedTime(dir.resolve(archiveOf(use))).toMillis())
                 .isEqualTo(made);
+
+        // A class directory's jar gone (the archive left): both are made again.
+        Path jar =
+                Arrays.stream(use.classPath().split(File.pathSeparator))
+                        .map(Path::of)
+                        .filter(p -> p.startsWith(dir))
+                        .findFirst()
+                        .orElseThrow();
+        Files.delete(jar);
+        assertThat(SharedClasses.in(dir, classPath, LoadsFlink.class.getName())).isEqualTo(use);
+        assertThat(jar).isRegularFile();
     }
 
     private static String archiveOf(SharedClasses.Use use) {
