@@ -1,5 +1,6 @@
 package io.sluice.testing;
 
+import io.sluice.lake.WarehouseHours;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -11,11 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -79,16 +79,17 @@ final class SharedClasses {
                     fingerprint(path, identity);
                 }
             }
-            String id = sha256(identity.toString());
+            String id =
+                    WarehouseHours.sha256(identity.toString().getBytes(StandardCharsets.UTF_8))
+                            .substring(0, 16);
             Files.createDirectories(dir);
-            List<String> jarred = new ArrayList<>();
-            for (Path entry : entries) {
-                jarred.add(
-                        directories.contains(entry)
-                                ? dir.resolve(id + "-" + directories.indexOf(entry) + ".jar")
-                                        .toString()
-                                : entry.toString());
+            // Each class directory's jar, and the class path with those in their places.
+            Map<Path, Path> jars = new LinkedHashMap<>();
+            for (Path directory : directories) {
+                jars.put(directory, dir.resolve(id + "-" + jars.size() + ".jar"));
             }
+            List<String> jarred =
+                    entries.stream().map(e -> jars.getOrDefault(e, e).toString()).toList();
             String childClassPath = String.join(File.pathSeparator, jarred);
             Path archive = dir.resolve(id + ".jsa");
             try (FileChannel channel =
@@ -97,12 +98,10 @@ final class SharedClasses {
                                     StandardOpenOption.CREATE,
                                     StandardOpenOption.WRITE);
                     FileLock lock = channel.lock()) {
-                boolean jarsThere = jarred.stream().map(Path::of).allMatch(Files::isRegularFile);
+                boolean jarsThere = jars.values().stream().allMatch(Files::isRegularFile);
                 if (!Files.exists(archive) || !jarsThere) {
-                    for (Path directory : directories) {
-                        jar(
-                                directory,
-                                dir.resolve(id + "-" + directories.indexOf(directory) + ".jar"));
+                    for (var jar : jars.entrySet()) {
+                        jar(jar.getKey(), jar.getValue());
                     }
                     train(childClassPath, training, archive);
                 }
@@ -183,17 +182,5 @@ final class SharedClasses {
                 archive,
                 StandardCopyOption.REPLACE_EXISTING,
                 StandardCopyOption.ATOMIC_MOVE);
-    }
-
-    private static String sha256(String text) {
-        try {
-            return HexFormat.of()
-                    .formatHex(
-                            MessageDigest.getInstance("SHA-256")
-                                    .digest(text.getBytes(StandardCharsets.UTF_8)))
-                    .substring(0, 16);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JRE", e);
-        }
     }
 }
