@@ -10,10 +10,13 @@ import io.sluice.features.training.TrainingSetBuilder;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -40,9 +43,13 @@ import picocli.CommandLine.Spec;
                     + " view's source table, or whose window needs an hour still open or not"
                     + " compacted, is never answered from part of the data: by default the request"
                     + " is refused, naming the rows and the hours.",
+            "With a catalog, each table's files are read from one snapshot of its Iceberg table:"
+                + " the current one, or the one given by --as-of-snapshot, which reads the table as"
+                + " it was then, late data compacted since included.",
             "The result is cached under <storage.root>/training_sets/<digest>, the digest covering"
-                    + " the spine, the feature definitions and every warehouse hour read; a repeat"
-                    + " with the same inputs reuses it."
+                    + " the spine, the feature definitions, the snapshots and every warehouse hour"
+                    + " read; a repeat with the same inputs reuses it. Its _SUCCESS manifest and"
+                    + " this command's output name the snapshots read."
         })
 final class TrainingSetCommand implements Callable<Integer> {
 
@@ -145,6 +152,17 @@ final class TrainingSetCommand implements Callable<Integer> {
                             + " is computed as ever.")
     String incomplete;
 
+    @Option(
+            names = "--as-of-snapshot",
+            paramLabel = "[TABLE=]ID",
+            description =
+                    "Read TABLE's warehouse as of its Iceberg snapshot ID (as a training set's"
+                            + " output or manifest names it), so that a training set built before"
+                            + " late data changed an hour is built again the same. TABLE may be"
+                            + " left out when the features read one table. Repeat for several"
+                            + " tables; tables not named are read as they are now.")
+    List<String> asOfSnapshot = List.of();
+
     @Override
     public Integer call() throws Exception {
         if (sample == null && spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
@@ -173,6 +191,7 @@ final class TrainingSetCommand implements Callable<Integer> {
                         Optional.ofNullable(sample).map(f -> new Sample(f, seed)),
                         statusColumns,
                         mode);
+        request = request.asOf(pins(cfg, refs));
         TrainingSetBuilder.Result result;
         // Progress of the job's passes, from its accumulators; the total is known once the
         // client's pass over the spine has counted its rows.
@@ -210,8 +229,8 @@ final class TrainingSetCommand implements Callable<Integer> {
         PrintWriter w = spec.commandLine().getOut();
         if (result.reused()) {
             w.printf(
-                    "training-set: reused artifact %s (same spine, features and warehouse"
-                            + " hours): %,d rows -> %s%n",
+                    "training-set: reused artifact %s (same spine, features, snapshots and"
+                            + " warehouse hours): %,d rows -> %s%n",
                     result.digest(), result.rows(), out);
         } else {
             w.printf(
@@ -226,7 +245,50 @@ final class TrainingSetCommand implements Callable<Integer> {
                 w.printf("  %-40s %s%n", e.getKey(), e.getValue());
             }
         }
+        // What --as-of-snapshot takes to build this training set again after the tables change.
+        for (Map.Entry<String, Long> e : result.snapshots().entrySet()) {
+            w.printf("  read %s as of Iceberg snapshot %d%n", e.getKey(), e.getValue());
+        }
         w.flush();
         return 0;
+    }
+
+    /**
+     * {@code --as-of-snapshot}'s pins by table; a bare id pins the one table the features read. An
+     * error names the option and the value.
+     */
+    private Map<String, Long> pins(SluiceConfig cfg, List<FeatureRef> refs) {
+        Set<String> tables = new LinkedHashSet<>();
+        for (FeatureRef ref : refs) {
+            cfg.featureView(ref.view()).ifPresent(v -> tables.add(v.source()));
+        }
+        Map<String, Long> pins = new LinkedHashMap<>();
+        for (String value : asOfSnapshot) {
+            int eq = value.indexOf('=');
+            String table = eq < 0 ? null : value.substring(0, eq).strip();
+            String id = value.substring(eq + 1).strip();
+            if (table == null) {
+                if (tables.size() != 1) {
+                    throw new IllegalArgumentException(
+                            String.format(
+                                    "--as-of-snapshot %s: the features read %d tables (%s): name"
+                                            + " the table, as TABLE=ID",
+                                    value, tables.size(), String.join(", ", tables)));
+                }
+                table = tables.iterator().next();
+            }
+            long parsed;
+            try {
+                parsed = Long.parseLong(id);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "--as-of-snapshot " + value + ": not a snapshot id (a whole number)");
+            }
+            if (pins.put(table, parsed) != null) {
+                throw new IllegalArgumentException(
+                        "--as-of-snapshot: table " + table + " is pinned twice");
+            }
+        }
+        return pins;
     }
 }

@@ -39,6 +39,10 @@ class MainTest {
     }
 
     /** Runs the CLI, expects it to refuse its arguments (exit 2) and returns what it printed. */
+    private String refused(List<String> args) {
+        return refused(args.toArray(String[]::new));
+    }
+
     private String refused(String... args) {
         err.reset();
         assertThat(Main.run(args)).as(String.join(" ", args)).isEqualTo(2);
@@ -496,5 +500,29 @@ class MainTest {
         List<String> bad = new ArrayList<>(args);
         bad.addAll(List.of("--incomplete", "sometimes"));
         assertThat(refused(bad.toArray(String[]::new))).contains("--incomplete", "'sometimes'");
+
+        // The reference config has a catalog, whose table has no snapshot yet.
+        assertThat(refused(with(args, "--as-of-snapshot", "42")))
+                .contains("--as-of-snapshot: table purchases has no snapshot 42")
+                .contains("its current one is none");
+        assertThat(refused(with(args, "--as-of-snapshot", "orders=42")))
+                .contains(
+                        "--as-of-snapshot: table orders is not read by the requested features"
+                                + " (they read purchases)");
+        assertThat(refused(with(args, "--as-of-snapshot", "purchases=latest")))
+                .contains("--as-of-snapshot purchases=latest: not a snapshot id");
+        assertThat(
+                        refused(
+                                with(
+                                        with(args, "--as-of-snapshot", "1"),
+                                        "--as-of-snapshot",
+                                        "purchases=2")))
+                .contains("--as-of-snapshot: table purchases is pinned twice");
+    }
+
+    private static List<String> with(List<String> args, String... more) {
+        List<String> all = new ArrayList<>(args);
+        all.addAll(List.of(more));
+        return all;
     }
 }

@@ -5,12 +5,15 @@ import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -21,6 +24,7 @@ import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableScan;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
@@ -50,11 +54,13 @@ public final class IcebergHours {
     public record HourFile(String location, long bytes, Metrics metrics) {}
 
     private final Table table;
+    private final String name;
     private final String eventTime;
     private final FileMetrics fileMetrics;
 
     public IcebergHours(Table table, TableConfig config) {
         this.table = table;
+        this.name = config.name();
         this.eventTime = config.eventTime();
         this.fileMetrics = new FileMetrics(table);
     }
@@ -147,18 +153,85 @@ public final class IcebergHours {
     public Map<String, Set<String>> filesByPartition() {
         table.refresh();
         Map<String, Set<String>> files = new HashMap<>();
-        if (table.currentSnapshot() == null) {
+        filesByHour(Optional.empty(), Expressions.alwaysTrue())
+                .forEach(
+                        (hour, list) -> {
+                            Set<String> locations = new HashSet<>();
+                            list.forEach(f -> locations.add(f.location()));
+                            files.put(HourPartitioner.partition(hour), locations);
+                        });
+        return files;
+    }
+
+    /**
+     * The data files of the hours starting in {@code [from, to)} (epoch millis) in snapshot {@code
+     * snapshotId}, or in the current one when empty, by hour start. Refreshes the table first.
+     *
+     * @throws IllegalArgumentException naming the table when it has no snapshot of that id (never
+     *     had one, or it expired)
+     */
+    public SortedMap<Long, List<DataFile>> filesByHour(
+            Optional<Long> snapshotId, long from, long to) {
+        table.refresh();
+        if (from >= to) {
+            return new TreeMap<>();
+        }
+        // Whole hours, so that no file of an hour in range is pruned by its statistics.
+        long first = HourPartitioner.hourStart(from);
+        long end = HourPartitioner.hourStart(to - 1) + HourPartitioner.hourMillis();
+        SortedMap<Long, List<DataFile>> files =
+                filesByHour(
+                        snapshotId,
+                        Expressions.and(
+                                Expressions.greaterThanOrEqual(
+                                        eventTime, TimeUnit.MILLISECONDS.toMicros(first)),
+                                Expressions.lessThan(
+                                        eventTime, TimeUnit.MILLISECONDS.toMicros(end))));
+        return files.subMap(from, to);
+    }
+
+    /**
+     * The data files of every hour in snapshot {@code snapshotId} (or the current one), by hour
+     * start. Refreshes the table first.
+     */
+    public SortedMap<Long, List<DataFile>> filesByHour(Optional<Long> snapshotId) {
+        table.refresh();
+        return filesByHour(snapshotId, Expressions.alwaysTrue());
+    }
+
+    /** The id of the table's current snapshot, empty when nothing was ever committed. */
+    public Optional<Long> currentSnapshotId() {
+        table.refresh();
+        return Optional.ofNullable(table.currentSnapshot()).map(Snapshot::snapshotId);
+    }
+
+    private SortedMap<Long, List<DataFile>> filesByHour(
+            Optional<Long> snapshotId, Expression filter) {
+        SortedMap<Long, List<DataFile>> files = new TreeMap<>();
+        TableScan scan = table.newScan();
+        if (snapshotId.isPresent()) {
+            if (table.snapshot(snapshotId.get()) == null) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "table %s has no snapshot %d (its current one is %s; snapshots"
+                                        + " older than catalog.snapshot_retention are expired)",
+                                name,
+                                snapshotId.get(),
+                                table.currentSnapshot() == null
+                                        ? "none"
+                                        : table.currentSnapshot().snapshotId()));
+            }
+            scan = scan.useSnapshot(snapshotId.get());
+        } else if (table.currentSnapshot() == null) {
             return files;
         }
         try (CloseableIterable<FileScanTask> tasks =
-                table.newScan().ignoreResiduals().planFiles()) {
+                scan.filter(filter).ignoreResiduals().planFiles()) {
             for (FileScanTask task : tasks) {
                 Integer hour = task.file().partition().get(0, Integer.class);
                 if (hour != null) {
-                    files.computeIfAbsent(
-                                    HourPartitioner.partition(TimeUnit.HOURS.toMillis(hour)),
-                                    p -> new HashSet<>())
-                            .add(task.file().location());
+                    files.computeIfAbsent(TimeUnit.HOURS.toMillis(hour), h -> new ArrayList<>())
+                            .add(task.file().copyWithoutStats());
                 }
             }
         } catch (IOException e) {

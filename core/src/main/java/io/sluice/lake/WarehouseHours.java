@@ -35,6 +35,11 @@ public final class WarehouseHours {
         this.warehouseTable = LakeFiles.resolve(root, "warehouse/" + table.name());
     }
 
+    /** {@code <root>/warehouse/<table>}. */
+    public URI warehouseTable() {
+        return warehouseTable;
+    }
+
     /** {@code <root>/warehouse/<table>/<partition>}. */
     public URI warehouseHour(String partition) {
         return LakeFiles.resolve(warehouseTable, partition);

@@ -1,5 +1,7 @@
 package io.sluice.features.backfill;
 
+import io.sluice.catalog.LakeCatalog;
+import io.sluice.catalog.WarehouseSnapshot;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -7,7 +9,6 @@ import io.sluice.lake.HourManifest;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFiles;
 import io.sluice.lake.WarehouseHours;
-import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Instant;
@@ -80,21 +81,39 @@ public record BackfillPlan(
         Map<String, Long> rows = new LinkedHashMap<>();
         List<String> incomplete = new ArrayList<>();
         List<String> stale = new ArrayList<>();
-        for (TableConfig table : tables.values()) {
-            for (String hour : hours) {
-                URI landing = warehouse(table, root).landingHour(hour);
-                if (LakeFiles.exists(landing)
-                        && !LakeFiles.exists(LakeFiles.resolve(landing, HourManifest.NAME))) {
-                    incomplete.add(table.name() + " " + hour);
+        try (LakeCatalog catalog = config.catalog().isEnabled() ? LakeCatalog.open(config) : null) {
+            for (TableConfig table : tables.values()) {
+                for (String hour : hours) {
+                    URI landing = warehouse(table, root).landingHour(hour);
+                    if (LakeFiles.exists(landing)
+                            && !LakeFiles.exists(LakeFiles.resolve(landing, HourManifest.NAME))) {
+                        incomplete.add(table.name() + " " + hour);
+                    }
                 }
+                WarehouseHours warehouse = warehouse(table, root);
+                warehouse
+                        .pending(Optional.of(fromHour), Optional.of(end), false)
+                        .forEach(hour -> stale.add(table.name() + " " + hour));
+                // The hours' files from one snapshot of the table (or their manifests, without a
+                // catalog); an hour compacted but not committed to it is not compacted yet.
+                WarehouseSnapshot snapshot =
+                        WarehouseSnapshot.read(
+                                catalog, config, table, Optional.empty(), fromHour, end);
+                snapshot.uncommitted().stream()
+                        .map(h -> table.name() + " " + HourPartitioner.partition(h))
+                        .filter(h -> !stale.contains(h))
+                        .forEach(stale::add);
+                List<URI> tableFiles = new ArrayList<>();
+                long tableRows = 0;
+                for (List<WarehouseSnapshot.File> hourFiles : snapshot.hours().values()) {
+                    for (WarehouseSnapshot.File f : hourFiles) {
+                        tableFiles.add(URI.create(f.location()));
+                        tableRows += f.rows();
+                    }
+                }
+                rows.put(table.name(), tableRows);
+                files.put(table.name(), tableFiles);
             }
-            WarehouseHours warehouse = warehouse(table, root);
-            warehouse
-                    .pending(Optional.of(fromHour), Optional.of(end), false)
-                    .forEach(hour -> stale.add(table.name() + " " + hour));
-            List<URI> tableFiles = new ArrayList<>();
-            rows.put(table.name(), warehouseFiles(table, warehouse, hours, tableFiles, problems));
-            files.put(table.name(), tableFiles);
         }
         if (!incomplete.isEmpty()) {
             problems.add(
@@ -145,32 +164,6 @@ public record BackfillPlan(
                                 + "); backfill only hours the streaming job has finished");
             }
         }
-    }
-
-    /**
-     * Adds to {@code files} the Parquet files each warehouse hour's manifest lists (exactly the
-     * published set), and returns their rows.
-     */
-    private static long warehouseFiles(
-            TableConfig table,
-            WarehouseHours warehouse,
-            List<String> hours,
-            List<URI> files,
-            List<String> problems)
-            throws IOException {
-        long rows = 0;
-        for (String hour : hours) {
-            URI dir = warehouse.warehouseHour(hour);
-            Optional<WarehouseManifest> manifest = WarehouseManifest.read(dir);
-            if (manifest.isPresent()) {
-                manifest.get().files().forEach(f -> files.add(LakeFiles.resolve(dir, f.name())));
-                rows += manifest.get().rows();
-            } else if (LakeFiles.exists(dir)) {
-                problems.add(
-                        "warehouse hour without a _SUCCESS manifest: " + table.name() + " " + hour);
-            }
-        }
-        return rows;
     }
 
     private static WarehouseHours warehouse(TableConfig table, URI root) {

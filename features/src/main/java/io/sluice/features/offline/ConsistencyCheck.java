@@ -1,5 +1,7 @@
 package io.sluice.features.offline;
 
+import io.sluice.catalog.LakeCatalog;
+import io.sluice.catalog.WarehouseSnapshot;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -16,7 +18,6 @@ import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFiles;
 import io.sluice.lake.WarehouseHours;
-import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.LongConsumer;
@@ -83,66 +85,87 @@ public final class ConsistencyCheck {
         SplittableRandom random = new SplittableRandom(seed);
         long now = clock.getAsLong();
         Map<String, Report> reports = new LinkedHashMap<>();
-        for (FeatureViewConfig viewConfig : config.featureViews()) {
-            TableConfig table = config.table(viewConfig.source()).orElseThrow();
-            ViewDef view = ViewDef.of(viewConfig, table);
-            URI dir = config.tablePath("warehouse", table.name());
-            WarehouseEvents warehouse = new WarehouseEvents(table, dir);
-            FeatureReader online = new FeatureReader(store, List.of(view), () -> now);
-            List<FeatureReader.FeatureRef> refs = FeatureRefs.all(view);
-            for (FeatureDef f : view.features()) {
-                reports.putIfAbsent(
-                        view.name() + ":" + f.name(), new Report(view.name() + ":" + f.name()));
-            }
-            // Only times before the warehouse's frontier: later, online values may rightly
-            // count events that are not compacted (or not landed) yet.
-            long until = Math.min(now, new WarehouseHours(table, config.rootUri()).completeUntil());
-            List<WarehouseManifest> hours = hoursWithin(dir, now - view.ttlMillis(), until);
-            List<Sample> picked = new ArrayList<>();
-            for (int i = 0; i < samples && !hours.isEmpty(); i++) {
-                WarehouseManifest hour = hours.get(random.nextInt(hours.size()));
-                String entity = someEntity(dir, hour, table, random);
-                if (entity == null) {
-                    sampled.accept(++done);
-                    continue;
+        try (LakeCatalog catalog = config.catalog().isEnabled() ? LakeCatalog.open(config) : null) {
+            for (FeatureViewConfig viewConfig : config.featureViews()) {
+                TableConfig table = config.table(viewConfig.source()).orElseThrow();
+                ViewDef view = ViewDef.of(viewConfig, table);
+                FeatureReader online = new FeatureReader(store, List.of(view), () -> now);
+                List<FeatureReader.FeatureRef> refs = FeatureRefs.all(view);
+                for (FeatureDef f : view.features()) {
+                    reports.putIfAbsent(
+                            view.name() + ":" + f.name(), new Report(view.name() + ":" + f.name()));
                 }
-                long hourStart = HourPartitioner.parse(hour.partition());
-                long lo = Math.max(hourStart, now - view.ttlMillis() + 1);
-                long at =
-                        lo
-                                + random.nextLong(
-                                        Math.max(
-                                                1,
-                                                Math.min(
-                                                                until,
-                                                                hourStart
-                                                                        + 2
-                                                                                * HourPartitioner
-                                                                                        .hourMillis())
-                                                        - lo));
+                // Only times before the warehouse's frontier: later, online values may rightly
+                // count events that are not compacted (or not landed) yet.
+                long until =
+                        Math.min(now, new WarehouseHours(table, config.rootUri()).completeUntil());
                 List<FeatureDef> read = new ArrayList<>(view.features());
                 read.add(view.presence());
-                picked.add(
-                        new Sample(
-                                entity,
-                                Windows.start(read, at, view.tileMillis()),
-                                at,
-                                new EntityTiles(view.tileMillis(), view.coarseMillis())));
-            }
-            readOffline(table, view, warehouse, picked);
-            for (Sample sample : picked) {
-                FeatureReader.Vector served =
-                        online.read(refs, List.of(sample.entity), sample.at).get(0);
-                boolean known = Windows.present(view, sample.at, sample.offline);
-                for (int j = 0; j < view.features().size(); j++) {
-                    FeatureDef f = view.features().get(j);
-                    compare(
-                            reports.get(view.name() + ":" + f.name()),
-                            served.values().get(j),
-                            known ? sample.offline.value(f, sample.at) : Windows.notFound());
+                // The hours the samples' windows can read, from one snapshot of the table; an hour
+                // compacted but not committed to it ends what the warehouse holds whole.
+                WarehouseSnapshot snapshot =
+                        WarehouseSnapshot.read(
+                                catalog,
+                                config,
+                                table,
+                                Optional.empty(),
+                                Windows.floor(
+                                        Windows.start(
+                                                read,
+                                                now - view.ttlMillis() + 1,
+                                                view.tileMillis()),
+                                        HourPartitioner.hourMillis()),
+                                until);
+                if (!snapshot.uncommitted().isEmpty()) {
+                    until = Math.min(until, snapshot.uncommitted().first());
                 }
-                // Counted once compared: the files were read for all samples before.
-                sampled.accept(++done);
+                List<Map.Entry<Long, List<WarehouseSnapshot.File>>> hours =
+                        hoursWithin(snapshot, now - view.ttlMillis(), until);
+                List<Sample> picked = new ArrayList<>();
+                for (int i = 0; i < samples && !hours.isEmpty(); i++) {
+                    Map.Entry<Long, List<WarehouseSnapshot.File>> hour =
+                            hours.get(random.nextInt(hours.size()));
+                    String entity = someEntity(hour.getValue(), table, random);
+                    if (entity == null) {
+                        sampled.accept(++done);
+                        continue;
+                    }
+                    long hourStart = hour.getKey();
+                    long lo = Math.max(hourStart, now - view.ttlMillis() + 1);
+                    long at =
+                            lo
+                                    + random.nextLong(
+                                            Math.max(
+                                                    1,
+                                                    Math.min(
+                                                                    until,
+                                                                    hourStart
+                                                                            + 2
+                                                                                    * HourPartitioner
+                                                                                            .hourMillis())
+                                                            - lo));
+                    picked.add(
+                            new Sample(
+                                    entity,
+                                    Windows.start(read, at, view.tileMillis()),
+                                    at,
+                                    new EntityTiles(view.tileMillis(), view.coarseMillis())));
+                }
+                readOffline(table, view, snapshot, picked);
+                for (Sample sample : picked) {
+                    FeatureReader.Vector served =
+                            online.read(refs, List.of(sample.entity), sample.at).get(0);
+                    boolean known = Windows.present(view, sample.at, sample.offline);
+                    for (int j = 0; j < view.features().size(); j++) {
+                        FeatureDef f = view.features().get(j);
+                        compare(
+                                reports.get(view.name() + ":" + f.name()),
+                                served.values().get(j),
+                                known ? sample.offline.value(f, sample.at) : Windows.notFound());
+                    }
+                    // Counted once compared: the files were read for all samples before.
+                    sampled.accept(++done);
+                }
             }
         }
         return new ArrayList<>(reports.values());
@@ -160,16 +183,18 @@ public final class ConsistencyCheck {
      * by sample, a file was opened once for each, which on an object store is a round trip each.
      */
     private static void readOffline(
-            TableConfig table, ViewDef view, WarehouseEvents warehouse, List<Sample> samples)
+            TableConfig table, ViewDef view, WarehouseSnapshot snapshot, List<Sample> samples)
             throws IOException {
         long hour = HourPartitioner.hourMillis();
         Map<URI, List<Sample>> byFile = new LinkedHashMap<>();
         for (Sample sample : samples) {
             int bucket = HiveBucketing.bucket(sample.entity, table.buckets());
             for (long h = Math.floorDiv(sample.from, hour) * hour; h < sample.at; h += hour) {
-                URI file = warehouse.bucketFile(h, bucket);
-                if (file != null) {
-                    byFile.computeIfAbsent(file, f -> new ArrayList<>()).add(sample);
+                for (WarehouseSnapshot.File f : snapshot.hours().getOrDefault(h, List.of())) {
+                    if (f.bucket() == bucket) {
+                        byFile.computeIfAbsent(URI.create(f.location()), x -> new ArrayList<>())
+                                .add(sample);
+                    }
                 }
             }
         }
@@ -228,31 +253,26 @@ public final class ConsistencyCheck {
         }
     }
 
-    /** The manifests of the table's warehouse hours that overlap {@code [from, to)}. */
-    private static List<WarehouseManifest> hoursWithin(URI tableDir, long from, long to)
-            throws IOException {
-        List<WarehouseManifest> hours = new ArrayList<>();
-        for (WarehouseManifest m : WarehouseManifest.readAll(tableDir)) {
-            long start = HourPartitioner.parse(m.partition());
-            if (start + HourPartitioner.hourMillis() > from && start < to) {
-                hours.add(m);
+    /** The snapshot's hours that overlap {@code [from, to)}, with their files. */
+    private static List<Map.Entry<Long, List<WarehouseSnapshot.File>>> hoursWithin(
+            WarehouseSnapshot snapshot, long from, long to) {
+        List<Map.Entry<Long, List<WarehouseSnapshot.File>>> hours = new ArrayList<>();
+        for (Map.Entry<Long, List<WarehouseSnapshot.File>> h : snapshot.hours().entrySet()) {
+            if (h.getKey() + HourPartitioner.hourMillis() > from && h.getKey() < to) {
+                hours.add(h);
             }
         }
         return hours;
     }
 
-    /** A random key of a random bucket file of the hour, as its manifest lists them. */
+    /** A random key of a random bucket file of the hour. */
     private static String someEntity(
-            URI tableDir, WarehouseManifest hour, TableConfig table, SplittableRandom random)
+            List<WarehouseSnapshot.File> files, TableConfig table, SplittableRandom random)
             throws IOException {
-        List<WarehouseManifest.BucketFile> files = hour.files();
         if (files.isEmpty()) {
             return null;
         }
-        URI file =
-                LakeFiles.resolve(
-                        tableDir,
-                        hour.partition() + "/" + files.get(random.nextInt(files.size())).name());
+        URI file = URI.create(files.get(random.nextInt(files.size())).location());
         List<String> keys = new ArrayList<>();
         try (ParquetReader<GenericRecord> reader =
                 AvroParquetReader.<GenericRecord>builder(

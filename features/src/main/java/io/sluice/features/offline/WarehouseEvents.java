@@ -3,19 +3,13 @@ package io.sluice.features.offline;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.ViewDef;
-import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFiles;
-import io.sluice.lake.WarehouseManifest;
 import io.sluice.lake.WarehouseSchema;
 import java.io.IOException;
-import java.net.URI;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -37,19 +31,7 @@ import org.apache.parquet.io.api.Binary;
  */
 public final class WarehouseEvents {
 
-    private final TableConfig table;
-    private final URI tableDir;
-
-    /** Each hour's manifest as first read (empty when the hour has none): a reader's snapshot. */
-    private final Map<Long, Optional<WarehouseManifest>> manifests = new HashMap<>();
-
-    /**
-     * @param warehouseTable {@code <root>/warehouse/<table>}, on any lake file system
-     */
-    public WarehouseEvents(TableConfig table, URI warehouseTable) {
-        this.table = table;
-        this.tableDir = warehouseTable;
-    }
+    private WarehouseEvents() {}
 
     /** What divides {@code table}'s warehouse event time into epoch millis (micros: 1000). */
     private static long toMillis(TableConfig table, Schema warehouse) {
@@ -57,29 +39,6 @@ public final class WarehouseEvents {
                         instanceof LogicalTypes.TimestampMicros
                 ? 1000L
                 : 1L;
-    }
-
-    /**
-     * The file of {@code bucket} in the hour starting at {@code hourStart}, as the hour's manifest
-     * lists it (a listing of an object store's hour may also show a superseded file), if there is
-     * one.
-     */
-    public URI bucketFile(long hourStart, int bucket) throws IOException {
-        Optional<WarehouseManifest> manifest = manifests.get(hourStart);
-        if (manifest == null) {
-            manifest =
-                    WarehouseManifest.read(
-                            LakeFiles.resolve(tableDir, HourPartitioner.partition(hourStart)));
-            manifests.put(hourStart, manifest);
-        }
-        for (WarehouseManifest.BucketFile f :
-                manifest.map(WarehouseManifest::files).orElse(List.of())) {
-            if (f.bucket() == bucket) {
-                return LakeFiles.resolve(
-                        tableDir, HourPartitioner.partition(hourStart) + "/" + f.name());
-            }
-        }
-        return null;
     }
 
     /** Receives the events of a scan. */

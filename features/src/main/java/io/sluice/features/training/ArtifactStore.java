@@ -275,6 +275,7 @@ final class ArtifactStore {
         manifest.put("features", request.features().stream().map(Object::toString).toList());
         manifest.put("sample", request.sample().map(Sample::toString).orElse(null));
         manifest.put("incomplete", request.incomplete().name().toLowerCase(Locale.ROOT));
+        manifest.put("snapshots", plan.snapshots);
         manifest.put("partitions", outcome.partitions());
         manifest.put("files_read", outcome.files().size());
         manifest.put("statuses", outcome.statuses());
@@ -288,7 +289,7 @@ final class ArtifactStore {
 
     /** The artifact's address. */
     static String digest(TrainingSetBuilder.Request request, TrainingPlan plan) throws IOException {
-        StringBuilder s = new StringBuilder("sluice-training-set v2\n");
+        StringBuilder s = new StringBuilder("sluice-training-set v3\n");
         s.append("spine ").append(fileSha256(request.spine())).append('\n');
         s.append("timestamp_column ").append(request.timestampColumn()).append('\n');
         s.append("sample ")
@@ -316,6 +317,10 @@ final class ArtifactStore {
                             vp.table.eventTime(),
                             vp.table.buckets()));
         }
+        // The table's version read (its Iceberg snapshot), then each hour's files in it.
+        plan.snapshots.forEach(
+                (table, id) ->
+                        s.append("snapshot ").append(table).append(' ').append(id).append('\n'));
         plan.manifests.forEach(m -> s.append("hour ").append(m).append('\n'));
         // What decides the rows marked INCOMPLETE: per view, the end of its table's whole hours
         // and the hours of the range that are not whole. A request whose rows are all whole gives
@@ -330,6 +335,25 @@ final class ArtifactStore {
                     .append('\n');
         }
         return sha256(s.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The SHA-256 of an hour's files as read: each one's name, bucket, rows and bytes (names carry
+     * a digest of their content), so the same hour on any lake gives the same text.
+     */
+    static String sha256(List<io.sluice.catalog.WarehouseSnapshot.File> files) {
+        StringBuilder s = new StringBuilder();
+        for (io.sluice.catalog.WarehouseSnapshot.File f : files) {
+            s.append(f.name())
+                    .append(' ')
+                    .append(f.bucket())
+                    .append(' ')
+                    .append(f.rows())
+                    .append(' ')
+                    .append(f.bytes())
+                    .append('\n');
+        }
+        return sha256(s.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     static String sha256(byte[] bytes) {

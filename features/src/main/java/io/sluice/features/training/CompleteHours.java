@@ -1,5 +1,6 @@
 package io.sluice.features.training;
 
+import io.sluice.catalog.WarehouseSnapshot;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.Windows;
@@ -33,6 +34,12 @@ final class CompleteHours {
         NOT_COMPACTED(
                 "is complete but not compacted (or changed since it was): run `sluice compact`"
                         + " first"),
+        NOT_COMMITTED(
+                "is compacted but not committed to the catalog's table (a compaction died between"
+                        + " the two): run `sluice compact` to commit it"),
+        NOT_IN_SNAPSHOT(
+                "has landed events but is not in the pinned snapshot (it was compacted after it, or"
+                        + " not compacted then)"),
         NOT_LANDED("has not landed or is not complete yet");
 
         final String text;
@@ -88,27 +95,56 @@ final class CompleteHours {
     }
 
     /**
-     * The coverage of {@code table} as far as rows reading events in {@code [from, to)} need it:
-     * every landed hour is classified, but only those in that span are checked against the
-     * warehouse (an hour outside it changes no row's answer).
+     * The coverage of {@code table} as far as rows reading events in {@code [from, to)} need it,
+     * with its files read from {@code snapshot}: every landed hour is classified, but only those in
+     * that span are checked against the warehouse (an hour outside it changes no row's answer).
+     *
+     * <p>A pinned snapshot is the table as it was: it holds whole each hour it has and nothing
+     * after its last hour, and an hour before that which has landed events but is not in it was not
+     * whole then (or its events landed later), so it is not whole now either.
      */
-    static Coverage of(SluiceConfig config, TableConfig table, long from, long to)
+    static Coverage of(
+            SluiceConfig config, TableConfig table, WarehouseSnapshot snapshot, long from, long to)
             throws IOException {
-        return from < to
-                ? of(config, table, Optional.of(Windows.floor(from, HOUR)), Optional.of(to))
-                : of(config, table, Optional.of(0L), Optional.of(0L));
+        Optional<Long> first = Optional.of(from < to ? Windows.floor(from, HOUR) : 0L);
+        Optional<Long> end = Optional.of(from < to ? to : 0L);
+        return snapshot.pinned()
+                ? pinned(config, table, snapshot, first.get(), end.get())
+                : of(config, table, snapshot, first, end);
+    }
+
+    private static Coverage pinned(
+            SluiceConfig config, TableConfig table, WarehouseSnapshot snapshot, long from, long to)
+            throws IOException {
+        TreeMap<Long, Why> notWhole = new TreeMap<>();
+        for (LandingScan.Hour h : LandingScan.scan(raw(config, table))) {
+            long start = h.hourStart();
+            if (start >= from
+                    && start < Math.min(to, snapshot.end())
+                    && !h.committed().isEmpty()
+                    && !snapshot.hours().containsKey(start)) {
+                notWhole.put(start, Why.NOT_IN_SNAPSHOT);
+            }
+        }
+        return new Coverage(table.name(), snapshot.end(), notWhole);
+    }
+
+    private static org.apache.flink.core.fs.Path raw(SluiceConfig config, TableConfig table) {
+        return new org.apache.flink.core.fs.Path(config.tablePath("raw", table.name()));
     }
 
     private static Coverage of(
-            SluiceConfig config, TableConfig table, Optional<Long> from, Optional<Long> to)
+            SluiceConfig config,
+            TableConfig table,
+            WarehouseSnapshot snapshot,
+            Optional<Long> from,
+            Optional<Long> to)
             throws IOException {
         Set<String> stale =
                 new HashSet<>(new WarehouseHours(table, config.rootUri()).pending(from, to, false));
         long until = Long.MIN_VALUE;
         TreeMap<Long, Why> notWhole = new TreeMap<>();
-        for (LandingScan.Hour h :
-                LandingScan.scan(
-                        new org.apache.flink.core.fs.Path(config.tablePath("raw", table.name())))) {
+        for (LandingScan.Hour h : LandingScan.scan(raw(config, table))) {
             boolean writing = !h.leftovers().isEmpty();
             if (writing || h.unpublished()) {
                 notWhole.put(h.hourStart(), Why.OPEN);
@@ -116,6 +152,8 @@ final class CompleteHours {
                 if (!h.committed().isEmpty()) {
                     notWhole.put(h.hourStart(), Why.NOT_COMPACTED);
                 }
+            } else if (snapshot != null && snapshot.uncommitted().contains(h.hourStart())) {
+                notWhole.put(h.hourStart(), Why.NOT_COMMITTED);
             } else if (h.manifested() != null) {
                 until = Math.max(until, h.hourStart() + HOUR);
             }
@@ -127,7 +165,7 @@ final class CompleteHours {
     /** {@link Coverage#until} of {@code table}, over all its hours. */
     static Optional<Instant> coveredUntil(SluiceConfig config, TableConfig table)
             throws IOException {
-        long until = of(config, table, Optional.empty(), Optional.empty()).until();
+        long until = of(config, table, null, Optional.empty(), Optional.empty()).until();
         return until == Long.MIN_VALUE
                 ? Optional.empty()
                 : Optional.of(Instant.ofEpochMilli(until));

@@ -9,7 +9,6 @@ import io.sluice.features.agg.Status;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.offline.WarehouseEvents;
 import io.sluice.lake.HourPartitioner;
-import io.sluice.lake.LakeFiles;
 import java.io.IOException;
 import java.io.Serializable;
 import java.net.URI;
@@ -281,7 +280,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
                     partitions.add(vp.table.name() + "/" + HourPartitioner.partition(h));
                     WarehouseEvents.scan(
                             vp.table,
-                            LakeFiles.parquetInput(file),
+                            warehouse.open(file, h),
                             vp.view,
                             events.keySet(),
                             (k, e) -> events.get(k).add(e));

@@ -1,5 +1,7 @@
 package io.sluice.features.training;
 
+import io.sluice.catalog.LakeCatalog;
+import io.sluice.catalog.WarehouseSnapshot;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.FeatureDef;
@@ -11,10 +13,8 @@ import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
 import java.io.Serializable;
-import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,25 +46,23 @@ final class TrainingPlan {
         final String entity; // the spine column of its key: the view's entity
         final List<Integer> columns = new ArrayList<>(); // output feature positions
         final List<FeatureDef> features = new ArrayList<>();
-        final URI warehouse; // <root>/warehouse/<table>
         CompleteHours.Coverage coverage;
 
         /**
-         * Per hour the spine's rows can read that had a manifest when planned (by its start), the
-         * SHA-256 of that manifest: the job reads the hour's files from it ({@link HourFiles}).
+         * What the view's table held over the hours the spine's rows can read, when planned: the
+         * Iceberg snapshot (or manifests) the job reads the hours' files from ({@link HourFiles}).
          */
-        final Map<Long, String> manifests = new HashMap<>();
+        WarehouseSnapshot snapshot;
 
         /** The hours the spine's rows can read: from the first's, up to the last row's end. */
         long first;
 
         long last;
 
-        View(ViewDef view, TableConfig table, String entity, URI warehouse) {
+        View(ViewDef view, TableConfig table, String entity) {
             this.view = view;
             this.table = table;
             this.entity = entity;
-            this.warehouse = warehouse;
         }
 
         /**
@@ -175,8 +173,14 @@ final class TrainingPlan {
     /** Warehouse hours the spine's time range can touch, as {@code table/dt=…/hr=…}. */
     final List<String> partitions = new ArrayList<>();
 
-    /** Per such hour, {@code table/partition sha256(_SUCCESS)}: part of the digest. */
+    /**
+     * Per such hour, {@code table/partition sha256(its files)}: part of the digest, with {@link
+     * #snapshots}.
+     */
     final List<String> manifests = new ArrayList<>();
+
+    /** Per table read, the Iceberg snapshot read (none without a catalog), in view order. */
+    final Map<String, Long> snapshots = new LinkedHashMap<>();
 
     private TrainingPlan(
             List<FeatureRefs.Resolved> features,
@@ -244,9 +248,7 @@ final class TrainingPlan {
                 plan.lastEnd = Math.max(plan.lastEnd, end(t));
                 plan.rows++;
             }
-            for (View vp : plan.views) {
-                plan.planHours(config, vp);
-            }
+            plan.planHours(config, request.snapshots());
             return plan;
         }
     }
@@ -262,11 +264,7 @@ final class TrainingPlan {
                             n -> {
                                 var view = config.featureView(n).orElseThrow();
                                 TableConfig table = config.table(view.source()).orElseThrow();
-                                return new View(
-                                        r.view(),
-                                        table,
-                                        view.entity(),
-                                        config.tablePath("warehouse", table.name()));
+                                return new View(r.view(), table, view.entity());
                             });
             if (vp.features.contains(r.feature())) {
                 throw new IllegalArgumentException("--features: " + ref + " is named twice");
@@ -303,22 +301,59 @@ final class TrainingPlan {
     }
 
     /**
-     * What {@code vp}'s table holds whole over the hours the spine's rows can read (each row reads
+     * What each view's table holds whole over the hours the spine's rows can read (each row reads
      * events in {@code [floor_s(t) − W, t)}, W its longest window or the view's ttl, which decides
-     * NOT_FOUND), and the manifests of those hours, which address the artifact.
+     * NOT_FOUND), and the files of those hours, from one snapshot per table (the pinned one, or the
+     * current one), which address the artifact.
+     *
+     * @param pins snapshot ids by table name
      */
-    private void planHours(SluiceConfig config, View vp) throws IOException {
+    private void planHours(SluiceConfig config, Map<String, Long> pins) throws IOException {
         long hour = HourPartitioner.hourMillis();
-        vp.first = rows == 0 ? 0 : Windows.floor(vp.from(firstTail), hour);
-        vp.last = rows == 0 ? 0 : lastEnd;
-        vp.coverage = CompleteHours.of(config, vp.table, vp.first, vp.last);
-        for (String partition : HourFiles.partitions(vp.warehouse, vp.first, vp.last)) {
-            byte[] manifest = HourFiles.manifest(vp.warehouse, partition);
-            if (manifest != null) {
-                String sha = ArtifactStore.sha256(manifest);
-                partitions.add(vp.table.name() + "/" + partition);
-                manifests.add(vp.table.name() + "/" + partition + " " + sha);
-                vp.manifests.put(HourPartitioner.parse(partition), sha);
+        Map<String, List<View>> byTable = new LinkedHashMap<>();
+        for (View vp : views) {
+            vp.first = rows == 0 ? 0 : Windows.floor(vp.from(firstTail), hour);
+            vp.last = rows == 0 ? 0 : lastEnd;
+            byTable.computeIfAbsent(vp.table.name(), t -> new ArrayList<>()).add(vp);
+        }
+        for (String table : pins.keySet()) {
+            if (!byTable.containsKey(table)) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "--as-of-snapshot: table %s is not read by the requested features"
+                                        + " (they read %s)",
+                                table, String.join(", ", byTable.keySet())));
+            }
+        }
+        try (LakeCatalog catalog = config.catalog().isEnabled() ? LakeCatalog.open(config) : null) {
+            for (List<View> vs : byTable.values()) {
+                TableConfig table = vs.get(0).table;
+                long from = vs.stream().mapToLong(v -> v.first).min().orElseThrow();
+                long to = vs.stream().mapToLong(v -> v.last).max().orElseThrow();
+                Optional<Long> pin = Optional.ofNullable(pins.get(table.name()));
+                WarehouseSnapshot snapshot;
+                try {
+                    snapshot = WarehouseSnapshot.read(catalog, config, table, pin, from, to);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(
+                            pin.isPresent()
+                                    ? "--as-of-snapshot: " + e.getMessage()
+                                    : e.getMessage(),
+                            e);
+                }
+                snapshot.snapshotId().ifPresent(id -> snapshots.put(table.name(), id));
+                for (View vp : vs) {
+                    vp.snapshot = snapshot;
+                    vp.coverage = CompleteHours.of(config, table, snapshot, vp.first, vp.last);
+                }
+                snapshot.hours()
+                        .forEach(
+                                (start, files) -> {
+                                    String partition =
+                                            table.name() + "/" + HourPartitioner.partition(start);
+                                    partitions.add(partition);
+                                    manifests.add(partition + " " + ArtifactStore.sha256(files));
+                                });
             }
         }
     }

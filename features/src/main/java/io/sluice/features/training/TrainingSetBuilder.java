@@ -78,6 +78,8 @@ public final class TrainingSetBuilder {
      * @param sample an entity sample, if any (of the first feature's view's entities)
      * @param statusColumns whether to add {@code <view>__<feature>__status} after the features
      * @param incomplete what to do with rows the warehouse cannot answer whole
+     * @param snapshots per table name, the Iceberg snapshot to read it as of (a table not named is
+     *     read as it is now)
      */
     public record Request(
             Path spine,
@@ -85,7 +87,8 @@ public final class TrainingSetBuilder {
             String timestampColumn,
             Optional<Sample> sample,
             boolean statusColumns,
-            Incomplete incomplete) {
+            Incomplete incomplete,
+            Map<String, Long> snapshots) {
 
         public Request {
             if (features.isEmpty()) {
@@ -93,6 +96,18 @@ public final class TrainingSetBuilder {
             }
             features = List.copyOf(features);
             Objects.requireNonNull(incomplete, "incomplete");
+            snapshots = Map.copyOf(snapshots);
+        }
+
+        /** A request reading every table as it is now. */
+        public Request(
+                Path spine,
+                List<FeatureRef> features,
+                String timestampColumn,
+                Optional<Sample> sample,
+                boolean statusColumns,
+                Incomplete incomplete) {
+            this(spine, features, timestampColumn, sample, statusColumns, incomplete, Map.of());
         }
 
         /** A request that refuses rows the warehouse cannot answer whole. */
@@ -111,7 +126,14 @@ public final class TrainingSetBuilder {
 
         /** This request with {@code mode} for rows the warehouse cannot answer whole. */
         public Request withIncomplete(Incomplete mode) {
-            return new Request(spine, features, timestampColumn, sample, statusColumns, mode);
+            return new Request(
+                    spine, features, timestampColumn, sample, statusColumns, mode, snapshots);
+        }
+
+        /** This request reading each named table as of the given Iceberg snapshot. */
+        public Request asOf(Map<String, Long> pins) {
+            return new Request(
+                    spine, features, timestampColumn, sample, statusColumns, incomplete, pins);
         }
     }
 
@@ -128,6 +150,8 @@ public final class TrainingSetBuilder {
      *     spine's time range could read)
      * @param filesRead bucket files read (0 when reused)
      * @param statuses per {@code view:feature}, how many values had each status (empty when reused)
+     * @param snapshots per table read, the Iceberg snapshot its files came from (empty without a
+     *     catalog)
      */
     public record Result(
             String digest,
@@ -137,7 +161,8 @@ public final class TrainingSetBuilder {
             long rows,
             List<String> partitions,
             List<URI> filesRead,
-            Map<String, Map<Status, Long>> statuses) {
+            Map<String, Map<Status, Long>> statuses,
+            Map<String, Long> snapshots) {
 
         /**
          * A glob of the part files, for readers such as DuckDB ({@code read_parquet(glob)}): a
@@ -281,7 +306,8 @@ public final class TrainingSetBuilder {
                     manifest.path("rows").asLong(),
                     plan.partitions,
                     List.of(),
-                    Map.of());
+                    Map.of(),
+                    plan.snapshots);
         }
         ArtifactStore.Staging staging = store.stage(digest);
         TrainingSetJob.Outcome outcome;
@@ -326,7 +352,8 @@ public final class TrainingSetBuilder {
                     outcome.rows(),
                     outcome.partitions(),
                     outcome.files(),
-                    outcome.statuses());
+                    outcome.statuses(),
+                    plan.snapshots);
         }
         boolean reused =
                 store.publish(
@@ -350,7 +377,8 @@ public final class TrainingSetBuilder {
                 outcome.rows(),
                 outcome.partitions(),
                 outcome.files(),
-                outcome.statuses());
+                outcome.statuses(),
+                plan.snapshots);
     }
 
     /**

@@ -2,10 +2,10 @@ package io.sluice.features.backfill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.compact.HourCompactor;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.StreamingRun;
 import io.sluice.generate.GeneratedRecord;
@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -178,11 +177,7 @@ class BackfillITCase {
         long rows = 0;
         for (TableConfig table : config.tables()) {
             LandingHours.write(root, table, generated, 2, true);
-            HourCompactor compactor = new HourCompactor(table, root);
-            for (String hour : compactor.pending(Optional.empty(), Optional.empty(), false)) {
-                assertThat(compactor.compact(hour, false).outcome())
-                        .isEqualTo(HourCompactor.Outcome.COMPACTED);
-            }
+            Compaction.compactAll(config, table);
             for (WarehouseManifest m :
                     WarehouseManifest.readAll(root.resolve("warehouse").resolve(table.name()))) {
                 rows += m.rows();

@@ -2,11 +2,11 @@ package io.sluice.features.backfill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.compact.HourCompactor;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.StorageConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.features.testing.Compaction;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
@@ -23,7 +23,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -61,10 +60,7 @@ class S3BackfillITCase {
                 .run(generated::add);
         for (TableConfig table : onFile.tables()) {
             LandingHours.write(local, table, generated, 2, true);
-            HourCompactor compactor = new HourCompactor(table, local);
-            for (String hour : compactor.pending(Optional.empty(), Optional.empty(), false)) {
-                compactor.compact(hour, false);
-            }
+            Compaction.compactAll(onFile, table);
         }
         StorageConfig lake = S3.newLake();
         LakeFileSystem.initialize(lake, S3.server().env());

@@ -3,7 +3,11 @@ package io.sluice.features.training;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.catalog.IcebergHours;
+import io.sluice.catalog.LakeCatalog;
 import io.sluice.compact.HourCompactor;
+import io.sluice.config.CatalogConfig;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.StorageConfig;
@@ -13,6 +17,7 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
+import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.ParquetFiles;
@@ -21,6 +26,8 @@ import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
+import io.sluice.lake.HourManifest;
+import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFileSystem;
 import io.sluice.lake.LakeFiles;
 import io.sluice.testing.DuckDb;
@@ -81,7 +88,9 @@ class S3TrainingSetITCase {
 
     @BeforeAll
     static void landAndCompactOnBothLakes() throws IOException {
-        onFile = TestConfigs.shop(local, "localhost:9", "ts3");
+        // Both without a catalog: the same manifests, so the same address (the catalog's part is
+        // in shouldBuildAgainAsOfTheSnapshotItReadAfterLateDataChangedAnHour).
+        onFile = TestConfigs.shop(local, "localhost:9", "ts3").withCatalog(CatalogConfig.NONE);
         StorageConfig storage = S3.newLake();
         LakeFileSystem.initialize(storage, S3.server().env());
         onS3 =
@@ -98,25 +107,10 @@ class S3TrainingSetITCase {
                 GeneratorOptions.defaults(2_000, 41).withStart(START).withSpan(Duration.ofHours(2));
         LandingHours.write(local, table, options, 2, true);
         // The raw hours as landed, uploaded; each lake compacts its own.
-        try (Stream<Path> files = Files.walk(local.resolve("raw"))) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                LakeFiles.write(
-                        LakeFiles.resolve(storage.rootUri(), local.relativize(f).toString()),
-                        Files.readAllBytes(f));
-            }
-        }
-        HourCompactor fileCompactor = new HourCompactor(table, local);
-        HourCompactor s3Compactor = new HourCompactor(table, storage.rootUri(), 1);
-        List<String> pending = fileCompactor.pending(Optional.empty(), Optional.empty(), false);
+        uploadRaw(local, storage.rootUri());
+        List<String> pending = Compaction.compactAll(onFile, table);
         assertThat(pending).hasSizeGreaterThanOrEqualTo(2);
-        assertThat(s3Compactor.pending(Optional.empty(), Optional.empty(), false))
-                .isEqualTo(pending);
-        for (String hour : pending) {
-            assertThat(fileCompactor.compact(hour, false).outcome())
-                    .isEqualTo(HourCompactor.Outcome.COMPACTED);
-            assertThat(s3Compactor.compact(hour, false).outcome())
-                    .isEqualTo(HourCompactor.Outcome.COMPACTED);
-        }
+        assertThat(compactAll(new HourCompactor(table, storage.rootUri(), 1))).isEqualTo(pending);
         List<GeneratedRecord> generated = new ArrayList<>();
         new Generator(List.of(table), options).run(generated::add);
         events = Expected.events(view, table, generated);
@@ -233,6 +227,152 @@ class S3TrainingSetITCase {
         TrainingSetBuilder.Result reused = new TrainingSetBuilder(onS3, 1).build(request);
         assertThat(reused.reused()).isTrue();
         assertThat(Files.mismatch(export(reused, "reused.parquet"), fromS3)).isEqualTo(-1);
+    }
+
+    /**
+     * With a catalog, a build reads one Iceberg snapshot of the table and names it in its result,
+     * digest and manifest. Late data then lands in an hour it read and the hour is compacted again:
+     * a build of the same request now reads the new snapshot and gives other values, and a build as
+     * of the first snapshot computes the first build's rows again, under its digest (on S3 the
+     * superseded objects stay while their tombstone's grace lasts).
+     */
+    @Test
+    void shouldBuildAgainAsOfTheSnapshotItReadAfterLateDataChangedAnHour() throws IOException {
+        StorageConfig storage = S3.newLake();
+        LakeFileSystem.initialize(storage, S3.server().env());
+        SluiceConfig lake =
+                new SluiceConfig(
+                                onFile.kafka(),
+                                storage,
+                                onFile.online(),
+                                onFile.checkpoint(),
+                                onFile.tables(),
+                                onFile.featureViews())
+                        .withCatalog(CatalogConfig.sqlite(local.resolve("pinned/catalog.db")));
+        uploadRaw(local, storage.rootUri());
+        List<String> hours;
+        try (LakeCatalog catalog = LakeCatalog.open(lake)) {
+            HourCompactor compactor =
+                    new HourCompactor(
+                            table,
+                            storage.rootUri(),
+                            1,
+                            64L << 20,
+                            new IcebergHours(catalog.table(table), table));
+            hours = compactAll(compactor);
+            TrainingSetBuilder.Request request = request(spine("pinned.parquet", 3, 300));
+            TrainingSetBuilder.Result first = new TrainingSetBuilder(lake, 2).build(request);
+            long read = first.snapshots().get(table.name());
+            assertThat(first.snapshots()).containsOnlyKeys(table.name());
+            assertThat(read).isEqualTo(catalog.table(table).currentSnapshot().snapshotId());
+            assertThat(
+                            new ObjectMapper()
+                                    .readTree(
+                                            LakeFiles.read(
+                                                    LakeFiles.resolve(
+                                                            storage.rootUri(),
+                                                            "training_sets/"
+                                                                    + first.digest()
+                                                                    + "/_SUCCESS")))
+                                    .path("snapshots")
+                                    .path(table.name())
+                                    .asLong())
+                    .as("the manifest names the snapshot read")
+                    .isEqualTo(read);
+            Path firstRows = export(first, "pinned-first.parquet");
+
+            // Late events of the first hour: another generator's, landed as one more file, and
+            // the hour's manifest written again.
+            Path late = local.resolve("late");
+            LandingHours.write(
+                    late,
+                    table,
+                    GeneratorOptions.defaults(600, 97)
+                            .withStart(START)
+                            .withSpan(Duration.ofMinutes(50)),
+                    1,
+                    false);
+            String hour = HourPartitioner.partition(START.toEpochMilli());
+            assertThat(hours).contains(hour);
+            URI hourDir = LakeFiles.resolve(storage.rootUri(), "raw/" + table.name() + "/" + hour);
+            LakeFiles.write(
+                    LakeFiles.resolve(hourDir, "part-late.avro"),
+                    Files.readAllBytes(
+                            late.resolve("raw/" + table.name() + "/" + hour + "/part-0.avro")));
+            long hourStart = HourPartitioner.parse(hour);
+            HourManifest.write(
+                    new org.apache.flink.core.fs.Path(hourDir),
+                    table.name(),
+                    table.schema(),
+                    hourStart,
+                    hourStart + HourPartitioner.hourMillis() + table.allowedLateness().toMillis(),
+                    table.allowedLateness(),
+                    1);
+            assertThat(compactAll(compactor)).containsExactly(hour);
+            long now = catalog.table(table).currentSnapshot().snapshotId();
+            assertThat(now).isNotEqualTo(read);
+
+            TrainingSetBuilder.Result current = new TrainingSetBuilder(lake, 2).build(request);
+            assertThat(current.snapshots()).containsEntry(table.name(), now);
+            assertThat(current.digest()).isNotEqualTo(first.digest());
+            assertThat(rows(export(current, "pinned-now.parquet"))).isNotEqualTo(rows(firstRows));
+
+            TrainingSetBuilder.Request asOf = request.asOf(Map.of(table.name(), read));
+            TrainingSetBuilder.Result again = new TrainingSetBuilder(lake, 2).build(asOf, false);
+            assertThat(again.reused()).isFalse();
+            assertThat(again.snapshots()).containsEntry(table.name(), read);
+            assertThat(again.digest()).isEqualTo(first.digest());
+            assertThat(again.filesRead()).isNotEmpty();
+            assertThat(rows(export(again, "pinned-again.parquet"))).isEqualTo(rows(firstRows));
+            assertThat(new TrainingSetBuilder(lake, 1).build(asOf).reused()).isTrue();
+
+            assertThatThrownBy(
+                            () ->
+                                    new TrainingSetBuilder(lake, 1)
+                                            .build(request.asOf(Map.of(table.name(), 42L))))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("--as-of-snapshot: table")
+                    .hasMessageContaining("has no snapshot 42")
+                    .hasMessageContaining("current one is " + now);
+            assertThatThrownBy(
+                            () ->
+                                    new TrainingSetBuilder(lake, 1)
+                                            .build(request.asOf(Map.of("orders", read))))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining(
+                            "--as-of-snapshot: table orders is not read by the requested features"
+                                    + " (they read "
+                                    + table.name()
+                                    + ")");
+        }
+    }
+
+    /** Compacts every pending hour; returns them. */
+    private static List<String> compactAll(HourCompactor compactor) throws IOException {
+        List<String> pending = compactor.pending(Optional.empty(), Optional.empty(), false);
+        for (String hour : pending) {
+            assertThat(compactor.compact(hour, false).outcome())
+                    .isEqualTo(HourCompactor.Outcome.COMPACTED);
+        }
+        return pending;
+    }
+
+    /** Uploads the landing hours under {@code dir/raw} to the same paths under {@code root}. */
+    private static void uploadRaw(Path dir, URI root) throws IOException {
+        try (Stream<Path> files = Files.walk(dir.resolve("raw"))) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                LakeFiles.write(
+                        LakeFiles.resolve(root, dir.relativize(f).toString()),
+                        Files.readAllBytes(f));
+            }
+        }
+    }
+
+    /** A Parquet file's rows, in order. */
+    private static List<Map<String, Object>> rows(Path file) {
+        try (DuckDb duck = new DuckDb()) {
+            return duck.rows("select * from read_parquet('" + file + "')");
+        }
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.sluice.compact.HourCompactor;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -14,6 +13,7 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
+import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.ParquetFiles;
@@ -112,11 +112,7 @@ class SubMillisecondSpineITCase {
                     event(template, "lonely-" + edge, edge - def.ttlMillis() - 1, records.size()));
         }
         LandingHours.write(root, table, records, 1, false);
-        HourCompactor compactor = new HourCompactor(table, root);
-        for (String hour : compactor.pending(Optional.empty(), Optional.empty(), false)) {
-            assertThat(compactor.compact(hour, false).outcome())
-                    .isEqualTo(HourCompactor.Outcome.COMPACTED);
-        }
+        Compaction.compactAll(config, table);
         events = Expected.events(view, table, records);
         assertThat(events.get("edge-" + tileEdge)).hasSize(17);
     }

@@ -4,6 +4,7 @@ import static io.sluice.features.testing.SameValue.assertSameValue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.catalog.LakeCatalog;
 import io.sluice.compact.HourCompactor;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
@@ -14,6 +15,7 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
+import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.ParquetFiles;
@@ -76,11 +78,7 @@ class TrainingSetBuilderITCase {
         table = config.table(view.source()).orElseThrow();
         GeneratorOptions options = GeneratorOptions.defaults(6_000, 21).withStart(START);
         LandingHours.write(root, table, options, 2, true);
-        HourCompactor compactor = new HourCompactor(table, root);
-        for (String hour : compactor.pending(Optional.empty(), Optional.empty(), false)) {
-            assertThat(compactor.compact(hour, false).outcome())
-                    .isEqualTo(HourCompactor.Outcome.COMPACTED);
-        }
+        Compaction.compactAll(config, table);
         List<GeneratedRecord> generated = new ArrayList<>();
         new Generator(List.of(table), options).run(generated::add);
         events = Expected.events(view, table, generated);
@@ -237,21 +235,20 @@ class TrainingSetBuilderITCase {
                                 spine("other.parquet", 3, 100), allFeatures()));
         assertThat(otherSpine.digest()).isNotEqualTo(first.digest());
 
-        String hour = first.partitions().get(0).substring(table.name().length() + 1);
-        Path manifest =
-                root.resolve("warehouse")
-                        .resolve(table.name())
-                        .resolve(hour)
-                        .resolve(HourManifest.NAME);
-        String before = Files.readString(manifest);
-        try {
-            Files.writeString(manifest, before.replace("{", "{ "));
-            TrainingSetBuilder.Result changed = builder.build(request);
-            assertThat(changed.reused()).isFalse();
-            assertThat(changed.digest()).isNotEqualTo(first.digest());
-        } finally {
-            Files.writeString(manifest, before);
+        // A new snapshot of the table (an empty commit here, a compaction in practice): a new
+        // artifact; pinned to the snapshot the first build read, the first one again.
+        long read = first.snapshots().get(table.name());
+        try (LakeCatalog catalog = LakeCatalog.open(config)) {
+            catalog.table(table).newAppend().commit();
         }
+        TrainingSetBuilder.Result changed = builder.build(request);
+        assertThat(changed.reused()).isFalse();
+        assertThat(changed.digest()).isNotEqualTo(first.digest());
+        assertThat(changed.snapshots().get(table.name())).isNotEqualTo(read);
+        TrainingSetBuilder.Result pinned = builder.build(request.asOf(Map.of(table.name(), read)));
+        assertThat(pinned.reused()).isTrue();
+        assertThat(pinned.digest()).isEqualTo(first.digest());
+        assertThat(pinned.snapshots()).isEqualTo(first.snapshots());
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.sluice.compact.HourCompactor;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -14,6 +13,7 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
+import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.ParquetFiles;
@@ -92,11 +92,7 @@ class TrainingSetCompletenessITCase {
         new Generator(config.tables(), options).run(generated::add);
         for (TableConfig table : config.tables()) {
             LandingHours.write(root, table, generated, 1, false);
-            HourCompactor compactor = new HourCompactor(table, root);
-            for (String hour : compactor.pending(Optional.empty(), Optional.empty(), false)) {
-                assertThat(compactor.compact(hour, false).outcome())
-                        .isEqualTo(HourCompactor.Outcome.COMPACTED);
-            }
+            Compaction.compactAll(config, table);
         }
         TreeSet<String> known = new TreeSet<>();
         for (FeatureViewConfig view : config.featureViews()) {
