@@ -5,6 +5,7 @@ import io.sluice.compact.HourCompactor;
 import io.sluice.config.Durations;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
+import io.sluice.features.log.FeatureLogTable;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LandingScan;
 import java.io.IOException;
@@ -94,7 +95,10 @@ final class CompactCommand implements Callable<Integer> {
                     latest.map(c -> StartPoint.checkpoint(c.path().toString()))
                             .orElse(StartPoint.FRESH);
             StreamExecutionEnvironment env = Jobs.environment(cfg, "compact", start);
-            CompactJob.define(env, cfg, options).sinkTo(new DiscardingSink<>()).name("results");
+            // With its catalog upkeep, it keeps the feature logs' tables up to date too.
+            CompactJob.define(env, cfg, options, FeatureLogTable.upkeep(cfg))
+                    .sinkTo(new DiscardingSink<>())
+                    .name("results");
             env.execute("sluice-compact");
             return 0;
         }

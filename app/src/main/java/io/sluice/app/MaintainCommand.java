@@ -64,22 +64,22 @@ final class MaintainCommand implements Callable<Integer> {
             // upkeep.
             for (FeatureViewConfig view : cfg.featureViews()) {
                 ViewDef def = ViewDef.of(view, cfg.table(view.source()).orElseThrow());
-                FeatureLogTable.Synced synced =
-                        FeatureLogTable.sync(catalog, def, cfg.tablePath("features", view.name()));
-                Maintenance.Done done =
-                        Maintenance.maintain(
-                                FeatureLogTable.table(catalog, def),
+                FeatureLogTable.Upkept done =
+                        FeatureLogTable.upkeep(
+                                catalog,
+                                def,
+                                cfg.tablePath("features", view.name()),
                                 cfg.catalog().snapshotRetention(),
                                 System.currentTimeMillis());
                 out.printf(
                         "maintain: feature log %s: %d files added, %d removed (table %s); %d"
                                 + " snapshots expired, %d orphan metadata files removed%n",
                         view.name(),
-                        synced.added(),
-                        synced.removed(),
+                        done.synced().added(),
+                        done.synced().removed(),
                         catalog.identifier(FeatureLogTable.name(def)),
-                        done.snapshotsExpired(),
-                        done.orphansRemoved());
+                        done.maintained().snapshotsExpired(),
+                        done.maintained().orphansRemoved());
             }
         }
         out.flush();

@@ -1,5 +1,6 @@
 package io.sluice.compact;
 
+import io.sluice.catalog.CatalogUpkeep;
 import io.sluice.catalog.IcebergHours;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.config.CatalogConfig;
@@ -107,6 +108,18 @@ public final class CompactJob {
      */
     public static DataStream<HourCompactor.Result> define(
             StreamExecutionEnvironment env, SluiceConfig config, Options options) {
+        return define(env, config, options, CatalogUpkeep.NONE);
+    }
+
+    /**
+     * {@link #define(StreamExecutionEnvironment, SluiceConfig, Options)}; a continuous job also
+     * runs {@code upkeep} with each maintenance of the catalog's tables.
+     */
+    public static DataStream<HourCompactor.Result> define(
+            StreamExecutionEnvironment env,
+            SluiceConfig config,
+            Options options,
+            CatalogUpkeep upkeep) {
         URI root = config.rootUri();
         DataStream<Long> triggers;
         if (options.continuous()) {
@@ -134,7 +147,8 @@ public final class CompactJob {
                                 options.fromHour(),
                                 options.toMillis(),
                                 options.force(),
-                                options.continuous() ? config.catalog() : CatalogConfig.NONE))
+                                options.continuous() ? config.catalog() : CatalogConfig.NONE,
+                                upkeep))
                 .uid("compact-plan")
                 .name("plan stale hours")
                 .setParallelism(1)

@@ -1,5 +1,6 @@
 package io.sluice.compact;
 
+import io.sluice.catalog.CatalogUpkeep;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.catalog.Maintenance;
 import io.sluice.compact.CompactJob.HourTask;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * Lists the hours to compact, for every table, on each trigger. In the continuous job it also
  * maintains the tables' Iceberg side, as {@code sluice maintain} does: it expires snapshots older
  * than {@code catalog.snapshot_retention} on its first trigger and then once per retention, at
- * least hourly. Expiry commits retry on conflict with the hours' commits, like those do.
+ * least hourly, and runs the upkeep it is given (the feature logs' tables, from the app). Expiry
+ * commits retry on conflict with the hours' commits, like those do.
  */
 final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
     private static final Logger LOG = LoggerFactory.getLogger(PlanHours.class);
@@ -35,13 +37,15 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
     private final Long toHour;
     private final boolean force;
     private final CatalogConfig maintained;
+    private final CatalogUpkeep upkeep;
     private transient List<HourCompactor> compactors;
     private transient LakeCatalog catalog;
     private transient long lastMaintenance;
 
     /**
      * {@code fromHour} and {@code toHour} are epoch millis, or null for an open end; {@code
-     * maintained} is the catalog whose snapshots to expire, or {@link CatalogConfig#NONE}.
+     * maintained} is the catalog whose snapshots to expire, or {@link CatalogConfig#NONE}, and
+     * {@code upkeep} what else to keep up in it each time (the feature logs' tables).
      */
     PlanHours(
             Map<String, TableConfig> tables,
@@ -49,13 +53,15 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
             Long fromHour,
             Long toHour,
             boolean force,
-            CatalogConfig maintained) {
+            CatalogConfig maintained,
+            CatalogUpkeep upkeep) {
         this.tables = tables;
         this.root = root;
         this.fromHour = fromHour;
         this.toHour = toHour;
         this.force = force;
         this.maintained = maintained;
+        this.upkeep = upkeep;
     }
 
     @Override
@@ -120,6 +126,7 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
                                             table);
                                 }
                             });
+            upkeep.run(catalog, maintained.snapshotRetention(), now);
         } catch (RuntimeException | java.io.IOException e) {
             // Compaction goes on; the next maintenance tries again.
             LOG.warn("Iceberg table maintenance failed; trying again in {}", every, e);

@@ -2,6 +2,7 @@ package io.sluice.compact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.catalog.CatalogUpkeep;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.config.CatalogConfig;
 import io.sluice.config.SluiceConfig;
@@ -16,6 +17,7 @@ import io.sluice.testing.TestConfigs;
 import io.sluice.testing.WarehouseCheck;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -110,6 +113,14 @@ class CompactJobITCase {
                                 c.warehouse(),
                                 c.properties(),
                                 Duration.ofSeconds(1)));
+        // The upkeep handed in (the app's keeps the feature logs' tables) runs with each
+        // maintenance: here it leaves a mark per run.
+        String marks = root.resolve("upkeep").toString();
+        CatalogUpkeep upkeep =
+                (catalog, retention, now) -> {
+                    Files.createDirectories(Path.of(marks));
+                    Files.writeString(Path.of(marks, Long.toString(now)), retention.toString());
+                };
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         CompactJob.define(
@@ -120,7 +131,8 @@ class CompactJobITCase {
                                 Optional.empty(),
                                 false,
                                 true,
-                                Duration.ofMillis(200)))
+                                Duration.ofMillis(200)),
+                        upkeep)
                 .sinkTo(new DiscardingSink<>());
         JobClient job = env.executeAsync("compact-continuous");
         try {
@@ -159,6 +171,25 @@ class CompactJobITCase {
                     assertThat(count(files))
                             .as("the current snapshot's data files")
                             .isEqualTo(warehouseFiles);
+                }
+            }
+            Await.until(
+                    "the upkeep ran with at least two maintenances",
+                    Duration.ofSeconds(60),
+                    () -> {
+                        try (Stream<Path> runs = Files.list(Path.of(marks))) {
+                            return runs.count() >= 2;
+                        } catch (java.nio.file.NoSuchFileException notYet) {
+                            return false;
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    });
+            try (Stream<Path> runs = Files.list(Path.of(marks))) {
+                for (Path run : runs.toList()) {
+                    assertThat(Files.readString(run))
+                            .as("the retention it is given")
+                            .isEqualTo("PT1S");
                 }
             }
         } finally {

@@ -1,13 +1,20 @@
 package io.sluice.features.log;
 
+import io.sluice.catalog.CatalogUpkeep;
 import io.sluice.catalog.FileMetrics;
 import io.sluice.catalog.LakeCatalog;
+import io.sluice.catalog.Maintenance;
+import io.sluice.config.FeatureViewConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFiles;
 import java.io.IOException;
 import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
@@ -23,6 +30,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.avro.AvroSchemaUtil;
 import org.apache.iceberg.io.CloseableIterable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A view's offline feature log as an Iceberg table, {@code <namespace>.feature_log_<view>}, over
@@ -131,4 +140,50 @@ public final class FeatureLogTable {
         }
         return new Synced(added, removed);
     }
+
+    /** What one {@link #upkeep(LakeCatalog, ViewDef, URI, Duration, long)} did. */
+    public record Upkept(Synced synced, Maintenance.Done maintained) {}
+
+    /**
+     * Syncs the view's log table ({@link #sync}), then expires its snapshots and removes its orphan
+     * metadata files ({@link Maintenance#maintain(Table, Duration, long)}).
+     */
+    public static Upkept upkeep(
+            LakeCatalog catalog, ViewDef view, URI logRoot, Duration retention, long now)
+            throws IOException {
+        Synced synced = sync(catalog, view, logRoot);
+        return new Upkept(synced, Maintenance.maintain(table(catalog, view), retention, now));
+    }
+
+    /**
+     * The upkeep of every feature view's log table in {@code config}, for the continuous compact
+     * job ({@link CatalogUpkeep}): each run logs what changed.
+     */
+    public static CatalogUpkeep upkeep(SluiceConfig config) {
+        List<ViewDef> views = new ArrayList<>();
+        Map<String, String> logs = new HashMap<>();
+        for (FeatureViewConfig view : config.featureViews()) {
+            views.add(ViewDef.of(view, config.table(view.source()).orElseThrow()));
+            logs.put(view.name(), config.tablePath("features", view.name()).toString());
+        }
+        return (catalog, retention, now) -> {
+            for (ViewDef view : views) {
+                Upkept done =
+                        upkeep(catalog, view, URI.create(logs.get(view.name())), retention, now);
+                if (done.synced().added() + done.synced().removed() > 0
+                        || done.maintained().snapshotsExpired() > 0) {
+                    LOG.info(
+                            "Feature log table {}: {} files added, {} removed; {} snapshots"
+                                    + " expired, {} orphan metadata files removed",
+                            name(view),
+                            done.synced().added(),
+                            done.synced().removed(),
+                            done.maintained().snapshotsExpired(),
+                            done.maintained().orphansRemoved());
+                }
+            }
+        };
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(FeatureLogTable.class);
 }

@@ -2,8 +2,10 @@ package io.sluice.features.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.catalog.CatalogUpkeep;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.config.CatalogConfig;
+import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.Tile;
@@ -14,12 +16,14 @@ import io.sluice.testing.TestConfigs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.util.InstantiationUtil;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -88,6 +92,39 @@ class FeatureLogTableTest {
     }
 
     /** Writes a log file of one row per entity, each a one-event tile at the hour's start. */
+    /**
+     * The upkeep the app hands the continuous compact job, shipped to its task as Java
+     * serialization does: it brings every view's log table up to the view's log.
+     */
+    @Test
+    void theCompactJobsUpkeepBringsEveryViewsLogTableUpToItsLog() throws Exception {
+        SluiceConfig config = TestConfigs.shop(root, "localhost:1", "t");
+        ViewDef purchases =
+                ViewDef.of(
+                        config.featureView("user_purchases").orElseThrow(),
+                        config.table("purchases").orElseThrow());
+        write(
+                root.resolve("features").resolve(purchases.name()),
+                purchases,
+                HOUR_3,
+                "p.parquet",
+                "u7");
+        CatalogUpkeep upkeep =
+                InstantiationUtil.clone(
+                        FeatureLogTable.upkeep(config), getClass().getClassLoader());
+        try (LakeCatalog catalog = LakeCatalog.open(config)) {
+            upkeep.run(catalog, Duration.ofDays(7), System.currentTimeMillis());
+            for (FeatureViewConfig view : config.featureViews()) {
+                ViewDef def = ViewDef.of(view, config.table(view.source()).orElseThrow());
+                Table table = FeatureLogTable.table(catalog, def);
+                table.refresh();
+                assertThat(entities(table))
+                        .as(view.name())
+                        .isEqualTo(def.name().equals(purchases.name()) ? Set.of("u7@3") : Set.of());
+            }
+        }
+    }
+
     private static Path write(Path log, ViewDef view, long hour, String name, String... entities)
             throws IOException {
         Path dir = log.resolve(HourPartitioner.partition(hour));
