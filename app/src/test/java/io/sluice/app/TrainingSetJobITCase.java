@@ -2,7 +2,7 @@ package io.sluice.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.compact.HourCompactor;
+import io.sluice.compact.Compaction;
 import io.sluice.config.FeatureConfig;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
@@ -23,7 +23,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -92,10 +91,7 @@ class TrainingSetJobITCase {
                         .withRates(0, 0, 0);
         for (TableConfig table : config.tables()) {
             LandingHours.write(root, table, options, 1, false);
-            HourCompactor compactor = new HourCompactor(table, root, 2);
-            for (String hour : compactor.pending(Optional.empty(), Optional.empty(), false)) {
-                compactor.compact(hour, false);
-            }
+            Compaction.compactPending(config, table, 2);
         }
     }
 

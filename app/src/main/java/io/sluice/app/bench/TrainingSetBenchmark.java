@@ -1,7 +1,7 @@
 package io.sluice.app.bench;
 
 import io.sluice.app.ReferenceConfig;
-import io.sluice.compact.HourCompactor;
+import io.sluice.compact.Compaction;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -23,7 +23,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.apache.flink.util.FileUtils;
 
 /**
@@ -62,10 +61,7 @@ public final class TrainingSetBenchmark {
                     LandingHours.write(root, table, options, 1, false).values().stream()
                             .mapToLong(Long::longValue)
                             .sum();
-            HourCompactor compactor = new HourCompactor(table, root, cores);
-            for (String hour : compactor.pending(Optional.empty(), Optional.empty(), false)) {
-                compactor.compact(hour, false);
-            }
+            Compaction.compactPending(config, table, cores);
         }
         out.printf("warehouse: %,d rows in 3 tables over 24 hours%n", warehouseRows);
 
