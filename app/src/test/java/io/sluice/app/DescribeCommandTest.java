@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.catalog.IcebergHours;
+import io.sluice.catalog.LakeCatalog;
 import io.sluice.compact.HourCompactor;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -50,9 +52,18 @@ class DescribeCommandTest {
                         false);
         // One event is generated out of order into the hour before.
         assertThat(landed).hasSize(4);
-        HourCompactor compactor = new HourCompactor(purchases, dir);
-        compactedRows += compactor.compact("dt=2026-11-21/hr=03", false).rows();
-        compactedRows += compactor.compact("dt=2026-11-21/hr=04", false).rows();
+        // Two hours compacted as the compact job does, each committed to the catalog.
+        try (LakeCatalog catalog = LakeCatalog.open(cfg)) {
+            HourCompactor compactor =
+                    new HourCompactor(
+                            purchases,
+                            dir.toUri(),
+                            1,
+                            HourCompactor.memoryBudget(cfg.compact(), 1),
+                            new IcebergHours(catalog.table(purchases), purchases));
+            compactedRows += compactor.compact("dt=2026-11-21/hr=03", false).rows();
+            compactedRows += compactor.compact("dt=2026-11-21/hr=04", false).rows();
+        }
         LandingEdits.addLatePurchase(dir, purchases, "dt=2026-11-21/hr=04", "late-1");
     }
 
@@ -85,6 +96,18 @@ class DescribeCommandTest {
         assertThat(open.path("landed_rows").asLong()).isEqualTo(landed.get("dt=2026-11-21/hr=05"));
         assertThat(open.path("warehouse_rows").isNull()).isTrue();
 
+        JsonNode iceberg = purchases.path("iceberg");
+        assertThat(iceberg.path("table").asText()).isEqualTo("sluice.purchases");
+        JsonNode snapshots = iceberg.path("snapshots");
+        assertThat(snapshots).hasSize(2);
+        assertThat(snapshots.get(0).path("partition").asText()).isEqualTo("dt=2026-11-21/hr=03");
+        assertThat(snapshots.get(1).path("partition").asText()).isEqualTo("dt=2026-11-21/hr=04");
+        assertThat(iceberg.path("current").asLong())
+                .isEqualTo(snapshots.get(1).path("id").asLong());
+        // A table never compacted has no Iceberg table yet, and describing creates none.
+        assertThat(json.path("tables").get(0).path("iceberg").path("snapshots")).isEmpty();
+        assertThat(json.path("tables").get(0).path("iceberg").has("current")).isFalse();
+
         JsonNode view = json.path("views").get(2);
         assertThat(view.path("name").asText()).isEqualTo("user_purchases");
         assertThat(view.path("entity").asText()).isEqualTo("user_id");
@@ -111,6 +134,8 @@ class DescribeCommandTest {
                         "table purchases: topic shop.purchases (json), key user_id, id event_id,"
                                 + " event time event_time, 16 buckets, allowed lateness 1h",
                         "    device           enum Device [WEB, IOS, ANDROID]",
+                        "  iceberg table sluice.purchases: 2 snapshots, current ",
+                        "    snapshot ",
                         "  hours: 4 landed, 4 complete, 1 compacted, 1 stale;",
                         "dt=2026-11-21/hr=03  landed",
                         "(stale)",
