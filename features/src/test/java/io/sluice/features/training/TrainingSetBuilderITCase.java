@@ -26,6 +26,7 @@ import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
 import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourManifest;
+import io.sluice.lake.HourPartitioner;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestClusters;
 import io.sluice.testing.TestConfigs;
@@ -46,6 +47,8 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -447,6 +450,37 @@ class TrainingSetBuilderITCase {
                     .hasMessageContaining("sluice compact");
         } finally {
             Files.write(rawManifest, manifest);
+        }
+        // Published but not committed (a compaction that died between the two): the catalog's
+        // table lacks the hour's files, and the readers, which plan from it, take the hour as not
+        // compacted until a compact run commits it.
+        try (LakeCatalog catalog = LakeCatalog.open(config)) {
+            Table iceberg = catalog.table(table);
+            long committed = iceberg.currentSnapshot().snapshotId();
+            long start = HourPartitioner.parse(hour) * 1000;
+            iceberg.newDelete()
+                    .deleteFromRowFilter(
+                            Expressions.and(
+                                    Expressions.greaterThanOrEqual(table.eventTime(), start),
+                                    Expressions.lessThan(
+                                            table.eventTime(),
+                                            start + HourPartitioner.hourMillis() * 1000)))
+                    .commit();
+            try {
+                assertThatThrownBy(
+                                () ->
+                                        builder.build(
+                                                TrainingSetBuilder.Request.of(
+                                                        spine, allFeatures())))
+                        .isInstanceOf(IncompleteDataException.class)
+                        .hasMessageContaining(
+                                "hour "
+                                        + hour
+                                        + " is compacted but not committed to the catalog's"
+                                        + " table");
+            } finally {
+                iceberg.manageSnapshots().rollbackTo(committed).commit();
+            }
         }
     }
 }
