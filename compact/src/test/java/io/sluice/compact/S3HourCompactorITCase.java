@@ -221,7 +221,34 @@ class S3HourCompactorITCase {
                 }
             }
             assertThat(ids).isNotEmpty().isEqualTo(onDisk);
+
+            // Late data re-compacts an hour: a second snapshot. Iceberg's reader reads the table
+            // as of both, since on S3 the hour's replaced objects stay for the grace period.
+            long before = table.currentSnapshot().snapshotId();
+            LandingEdits.addLatePurchase(local, purchases, HOUR, "late-2");
+            upload(local.resolve("raw/purchases/" + HOUR), "raw/purchases/" + HOUR);
+            assertThat(onS3.pending(Optional.empty(), Optional.empty(), false))
+                    .containsExactly(HOUR);
+            assertThat(onS3.compact(HOUR, false).outcome())
+                    .isEqualTo(HourCompactor.Outcome.COMPACTED);
+            table.refresh();
+            long after = table.currentSnapshot().snapshotId();
+            assertThat(after).isNotEqualTo(before);
+            Set<String> then = eventIds(IcebergGenerics.read(table).useSnapshot(before));
+            Set<String> now = eventIds(IcebergGenerics.read(table).useSnapshot(after));
+            assertThat(then).isEqualTo(ids).doesNotContain("late-2");
+            Set<String> withLate = new HashSet<>(ids);
+            withLate.add("late-2");
+            assertThat(now).isEqualTo(withLate);
         }
+    }
+
+    private static Set<String> eventIds(IcebergGenerics.ScanBuilder scan) throws IOException {
+        Set<String> ids = new HashSet<>();
+        try (CloseableIterable<Record> rows = scan.select("event_id").build()) {
+            rows.forEach(r -> assertThat(ids.add(r.getField("event_id").toString())).isTrue());
+        }
+        return ids;
     }
 
     /** Thrown from inside the compactor, like a process dying there. */
