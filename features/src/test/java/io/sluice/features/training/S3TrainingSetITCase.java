@@ -93,14 +93,7 @@ class S3TrainingSetITCase {
         onFile = TestConfigs.shop(local, "localhost:9", "ts3").withCatalog(CatalogConfig.NONE);
         StorageConfig storage = S3.newLake();
         LakeFileSystem.initialize(storage, S3.server().env());
-        onS3 =
-                new SluiceConfig(
-                        onFile.kafka(),
-                        storage,
-                        onFile.online(),
-                        onFile.checkpoint(),
-                        onFile.tables(),
-                        onFile.featureViews());
+        onS3 = TestConfigs.onStorage(onFile, storage);
         view = onFile.featureView("user_purchases").orElseThrow();
         table = onFile.table(view.source()).orElseThrow();
         GeneratorOptions options =
@@ -241,13 +234,7 @@ class S3TrainingSetITCase {
         StorageConfig storage = S3.newLake();
         LakeFileSystem.initialize(storage, S3.server().env());
         SluiceConfig lake =
-                new SluiceConfig(
-                                onFile.kafka(),
-                                storage,
-                                onFile.online(),
-                                onFile.checkpoint(),
-                                onFile.tables(),
-                                onFile.featureViews())
+                TestConfigs.onStorage(onFile, storage)
                         .withCatalog(CatalogConfig.sqlite(local.resolve("pinned/catalog.db")));
         uploadRaw(local, storage.rootUri());
         List<String> hours;
