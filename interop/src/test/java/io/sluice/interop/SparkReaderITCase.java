@@ -67,6 +67,11 @@ class SparkReaderITCase {
 
     private static CompletableFuture<SparkSession> session;
 
+    /** The object store of the time-travel test, and the lake's prefix in its bucket. */
+    private static ObjectStore store;
+
+    private static final String S3_LAKE = "lake";
+
     private static SparkSession spark;
 
     /** Each data file's Parquet schema and row count, from its footer. */
@@ -89,6 +94,7 @@ class SparkReaderITCase {
                     .as("the app module's package output")
                     .exists();
         }
+        store = ObjectStore.start(tmp.resolve("s3"), HOME.resolve("app/target"));
         // Spark starts while the demo runs: both take seconds, much of the demo's spent waiting.
         session =
                 CompletableFuture.supplyAsync(
@@ -116,6 +122,45 @@ class SparkReaderITCase {
                                                 tmp.resolve("data/warehouse/_iceberg")
                                                         .toUri()
                                                         .toString())
+                                        // The time-travel test's lake on S3: its own catalog,
+                                        // the files through Iceberg's S3FileIO.
+                                        .config(
+                                                "spark.sql.catalog.s3lake",
+                                                "org.apache.iceberg.spark.SparkCatalog")
+                                        .config(
+                                                "spark.sql.catalog.s3lake.catalog-impl",
+                                                "org.apache.iceberg.jdbc.JdbcCatalog")
+                                        .config(
+                                                "spark.sql.catalog.s3lake.uri",
+                                                "jdbc:sqlite:" + tmp.resolve("s3lake.db"))
+                                        .config(
+                                                "spark.sql.catalog.s3lake.warehouse",
+                                                "s3://"
+                                                        + ObjectStore.BUCKET
+                                                        + "/"
+                                                        + S3_LAKE
+                                                        + "/warehouse/_iceberg")
+                                        // Not cached: the test reads the table again after
+                                        // ./sluice commits to it.
+                                        .config("spark.sql.catalog.s3lake.cache-enabled", "false")
+                                        .config(
+                                                "spark.sql.catalog.s3lake.io-impl",
+                                                "org.apache.iceberg.aws.s3.S3FileIO")
+                                        .config(
+                                                "spark.sql.catalog.s3lake.s3.endpoint",
+                                                store.endpoint().toString())
+                                        .config(
+                                                "spark.sql.catalog.s3lake.s3.path-style-access",
+                                                "true")
+                                        .config(
+                                                "spark.sql.catalog.s3lake.s3.access-key-id",
+                                                store.accessKey)
+                                        .config(
+                                                "spark.sql.catalog.s3lake.s3.secret-access-key",
+                                                store.secretKey)
+                                        .config(
+                                                "spark.sql.catalog.s3lake.client.region",
+                                                "us-east-1")
                                         .config(
                                                 "spark.sql.warehouse.dir",
                                                 tmp.resolve("spark-warehouse").toString())
@@ -142,6 +187,13 @@ class SparkReaderITCase {
         runs.values().forEach(run -> run.process().destroyForcibly());
         if (session != null) {
             session.join().stop();
+        }
+        if (store != null) {
+            try {
+                store.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 
@@ -216,6 +268,115 @@ class SparkReaderITCase {
                     .isPositive()
                     .isEqualTo(firstHourRows)
                     .isLessThan(spark.sql("SELECT count(*) FROM " + iceberg).first().getLong(0));
+        }
+    }
+
+    /**
+     * Time travel across a late-data re-compaction, read by Spark through the catalog: the demo's
+     * purchases landing hours on an object store (S3Proxy), compacted there by {@code ./sluice
+     * compact} into a lake with a catalog of its own; late events land in one hour, which is
+     * compacted again. Spark reads the table as of the snapshot before (exactly the demo's
+     * warehouse rows) and the one after (those and the late events). On an object store the hour's
+     * replaced files stay for the grace period, so the old snapshot is still whole.
+     */
+    @Test
+    void sparkReadsAnS3LakeAsOfBothSnapshotsOfALateDataRecompaction() throws IOException {
+        // The demo's landing hours of purchases, a copy of them uploaded.
+        Path raw = tmp.resolve("s3-raw/purchases");
+        try (Stream<Path> files = Files.walk(dir.resolve("raw/purchases"))) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Path copy = raw.resolve(dir.resolve("raw/purchases").relativize(f));
+                Files.createDirectories(copy.getParent());
+                Files.copy(f, copy);
+            }
+        }
+        store.upload(raw, S3_LAKE + "/raw/purchases");
+        String yaml = Files.readString(dir.resolve("sluice.yaml"));
+        Path config = tmp.resolve("s3lake.yaml");
+        Files.writeString(
+                config,
+                yaml.replace(
+                                "storage:\n  root: file:.\n",
+                                String.format(
+                                        "storage:%n  root: s3://%s/%s%n  s3:%n    endpoint: %s%n"
+                                                + "    region: us-east-1%n"
+                                                + "    path_style_access: true%n"
+                                                + "    access_key_env: %s%n"
+                                                + "    secret_key_env: %s%n",
+                                        ObjectStore.BUCKET,
+                                        S3_LAKE,
+                                        store.endpoint(),
+                                        ObjectStore.ACCESS_KEY_ENV,
+                                        ObjectStore.SECRET_KEY_ENV))
+                        .replace(
+                                "\ncatalog:\n",
+                                String.format(
+                                        "%ncatalog:%n  name: s3lake%n  path: %s%n",
+                                        tmp.resolve("s3lake.db"))));
+        assertThat(Files.readString(config)).contains("s3://lake/lake", "name: s3lake");
+        sluice("compact", "--config", config.toString());
+        String table = "s3lake.sluice.purchases";
+        long before = current(table);
+        Set<String> demo =
+                new HashSet<>(
+                        ids(
+                                spark.read()
+                                        .parquet(dir.resolve("warehouse/purchases").toString())
+                                        .select("event_id")));
+        assertThat(asOf(table, before)).as("the lake on S3, as compacted").isEqualTo(demo);
+
+        String hour;
+        try (Stream<Path> hours = Files.list(raw)) {
+            hour =
+                    hours.flatMap(SparkReaderITCase::hoursOf)
+                            .map(h -> raw.relativize(h).toString())
+                            .sorted()
+                            .toList()
+                            .get(1);
+        }
+        List<String> late = LateEvents.land(raw.resolve(hour), 5, "event_id");
+        store.upload(raw.resolve(hour), S3_LAKE + "/raw/purchases/" + hour);
+        String from = hour.replace("dt=", "").replace("/hr=", "T");
+        assertThat(sluice("compact", "--config", config.toString(), "--from", from))
+                .as("the late hour compacted again")
+                .contains(hour);
+        long after = current(table);
+        assertThat(after).isNotEqualTo(before);
+        assertThat(
+                        spark.sql(
+                                        "SELECT summary['sluice.partition'] FROM "
+                                                + table
+                                                + ".snapshots WHERE snapshot_id = "
+                                                + after)
+                                .first()
+                                .getString(0))
+                .isEqualTo(hour);
+
+        Set<String> withLate = new HashSet<>(demo);
+        withLate.addAll(late);
+        assertThat(asOf(table, after)).as("as of the re-compaction").isEqualTo(withLate);
+        assertThat(asOf(table, before)).as("as of the snapshot before it").isEqualTo(demo);
+    }
+
+    /** The current snapshot of an Iceberg table, from its {@code main} branch. */
+    private static long current(String table) {
+        return spark.sql("SELECT snapshot_id FROM " + table + ".refs WHERE name = 'main'")
+                .first()
+                .getLong(0);
+    }
+
+    /** The event ids of {@code table} as of {@code snapshot}. */
+    private static Set<String> asOf(String table, long snapshot) {
+        return new HashSet<>(
+                ids(spark.sql("SELECT event_id FROM " + table + " VERSION AS OF " + snapshot)));
+    }
+
+    /** The hour directories of a day directory. */
+    private static Stream<Path> hoursOf(Path day) {
+        try {
+            return Files.list(day).toList().stream();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -582,6 +743,9 @@ class SparkReaderITCase {
                         .put(
                                 "SLUICE_JAVA_OPTS",
                                 "-Xmx1g " + String.join(" ", ChildJava.inheritedOptions()));
+                // The object store's keys, for a lake on it (storage.s3 names these variables).
+                builder.environment().put(ObjectStore.ACCESS_KEY_ENV, store.accessKey);
+                builder.environment().put(ObjectStore.SECRET_KEY_ENV, store.secretKey);
                 return new Run(args, builder.start(), out, err);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
