@@ -147,7 +147,8 @@ public final class CompactJob {
                                 options.fromHour(),
                                 options.toMillis(),
                                 options.force(),
-                                options.continuous() ? config.catalog() : CatalogConfig.NONE,
+                                config.catalog(),
+                                options.continuous(),
                                 upkeep))
                 .uid("compact-plan")
                 .name("plan stale hours")
@@ -167,14 +168,16 @@ public final class CompactJob {
     /** How many hours a bounded run with {@code options} would compact now, over every table. */
     public static int pendingHours(SluiceConfig config, Options options) throws IOException {
         int hours = 0;
-        for (TableConfig table : config.tables()) {
-            hours +=
-                    new HourCompactor(table, config.rootUri(), 1)
-                            .pending(
-                                    Optional.ofNullable(options.fromHour()),
-                                    Optional.ofNullable(options.toMillis()),
-                                    options.force())
-                            .size();
+        try (LakeCatalog catalog = config.catalog().isEnabled() ? LakeCatalog.open(config) : null) {
+            for (TableConfig table : config.tables()) {
+                hours +=
+                        HourCompactor.planner(table, config.rootUri().toString(), catalog)
+                                .pending(
+                                        Optional.ofNullable(options.fromHour()),
+                                        Optional.ofNullable(options.toMillis()),
+                                        options.force())
+                                .size();
+            }
         }
         return hours;
     }

@@ -3,6 +3,7 @@ package io.sluice.compact;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.catalog.IcebergHours;
+import io.sluice.catalog.LakeCatalog;
 import io.sluice.config.CompactConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.lake.HourManifest;
@@ -207,6 +208,19 @@ public final class HourCompactor {
                                 iceberg,
                                 hours,
                                 LakeFiles.resolve(root, "warehouse/" + table.name()));
+    }
+
+    /**
+     * A compactor for planning: its {@link #pending} hours, with {@code catalog} (null for none)
+     * also those published but not committed to the table's Iceberg table.
+     */
+    static HourCompactor planner(TableConfig table, String root, LakeCatalog catalog) {
+        return new HourCompactor(
+                table,
+                URI.create(root),
+                1,
+                memoryBudget(CompactConfig.DEFAULTS, 1),
+                catalog == null ? null : new IcebergHours(catalog.table(table), table));
     }
 
     /**

@@ -36,16 +36,18 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
     private final Long fromHour;
     private final Long toHour;
     private final boolean force;
-    private final CatalogConfig maintained;
+    private final CatalogConfig catalogConfig;
+    private final boolean maintain;
     private final CatalogUpkeep upkeep;
     private transient List<HourCompactor> compactors;
     private transient LakeCatalog catalog;
     private transient long lastMaintenance;
 
     /**
-     * {@code fromHour} and {@code toHour} are epoch millis, or null for an open end; {@code
-     * maintained} is the catalog whose snapshots to expire, or {@link CatalogConfig#NONE}, and
-     * {@code upkeep} what else to keep up in it each time (the feature logs' tables).
+     * {@code fromHour} and {@code toHour} are epoch millis, or null for an open end. With a
+     * catalog, an hour published but not committed to it (a compaction that died between the two)
+     * is listed too. With {@code maintain}, the catalog's snapshots are expired and orphans
+     * removed, and {@code upkeep} keeps up what else it holds (the feature logs' tables).
      */
     PlanHours(
             Map<String, TableConfig> tables,
@@ -53,22 +55,27 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
             Long fromHour,
             Long toHour,
             boolean force,
-            CatalogConfig maintained,
+            CatalogConfig catalogConfig,
+            boolean maintain,
             CatalogUpkeep upkeep) {
         this.tables = tables;
         this.root = root;
         this.fromHour = fromHour;
         this.toHour = toHour;
         this.force = force;
-        this.maintained = maintained;
+        this.catalogConfig = catalogConfig;
+        this.maintain = maintain;
         this.upkeep = upkeep;
     }
 
     @Override
     public void open(OpenContext context) throws IOException {
+        catalog =
+                catalogConfig.isEnabled()
+                        ? LakeCatalog.open(catalogConfig, URI.create(root))
+                        : null;
         compactors = new ArrayList<>();
-        tables.values().forEach(t -> compactors.add(new HourCompactor(t, URI.create(root), 1)));
-        catalog = maintained.isEnabled() ? LakeCatalog.open(maintained, URI.create(root)) : null;
+        tables.values().forEach(t -> compactors.add(HourCompactor.planner(t, root, catalog)));
         lastMaintenance = Long.MIN_VALUE;
     }
 
@@ -96,11 +103,12 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
      * retention (at most an hour) ago.
      */
     private void maintain(long now) {
-        Duration every = maintained.snapshotRetention();
+        Duration every = catalogConfig.snapshotRetention();
         if (every.compareTo(MAINTENANCE_AT_LEAST_EVERY) > 0) {
             every = MAINTENANCE_AT_LEAST_EVERY;
         }
         if (catalog == null
+                || !maintain
                 || lastMaintenance != Long.MIN_VALUE && now - lastMaintenance < every.toMillis()) {
             return;
         }
@@ -109,7 +117,7 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
             Maintenance.maintain(
                             catalog,
                             List.copyOf(tables.values()),
-                            maintained.snapshotRetention(),
+                            catalogConfig.snapshotRetention(),
                             now)
                     .forEach(
                             (table, done) -> {
@@ -126,7 +134,7 @@ final class PlanHours extends RichFlatMapFunction<Long, HourTask> {
                                             table);
                                 }
                             });
-            upkeep.run(catalog, maintained.snapshotRetention(), now);
+            upkeep.run(catalog, catalogConfig.snapshotRetention(), now);
         } catch (RuntimeException | java.io.IOException e) {
             // Compaction goes on; the next maintenance tries again.
             LOG.warn("Iceberg table maintenance failed; trying again in {}", every, e);

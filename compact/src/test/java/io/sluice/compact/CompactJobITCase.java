@@ -3,6 +3,7 @@ package io.sluice.compact;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.catalog.CatalogUpkeep;
+import io.sluice.catalog.IcebergHours;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.config.CatalogConfig;
 import io.sluice.config.SluiceConfig;
@@ -17,14 +18,17 @@ import io.sluice.testing.TestConfigs;
 import io.sluice.testing.WarehouseCheck;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -201,6 +205,46 @@ class CompactJobITCase {
                     Duration.ofSeconds(60),
                     () -> job.getJobStatus().join().isGloballyTerminalState());
         }
+    }
+
+    /**
+     * A compaction that published an hour and died before its commit to the catalog: the job's next
+     * run lists the hour (the table lacks its files though it is up to date) and commits it,
+     * writing nothing again.
+     */
+    @Test
+    void aRunCommitsAnHourPublishedButNotCommitted() throws Exception {
+        String hour = "dt=2026-11-21/hr=02";
+        // Published in the Hive layout, the commit never made.
+        assertThat(new HourCompactor(purchases, root).compact(hour, false).outcome())
+                .isEqualTo(HourCompactor.Outcome.COMPACTED);
+        CompactJob.Options all = CompactJob.Options.all();
+        assertThat(CompactJob.pendingHours(config, all))
+                .as("two to compact, one to commit")
+                .isEqualTo(3);
+        assertThat(run(all))
+                .extracting(HourCompactor.Result::partition)
+                .containsExactlyInAnyOrder("dt=2026-11-21/hr=00", "dt=2026-11-21/hr=01");
+        try (LakeCatalog catalog = LakeCatalog.open(config)) {
+            IcebergHours iceberg = new IcebergHours(catalog.table(purchases), purchases);
+            Set<String> published = new HashSet<>();
+            WarehouseManifest manifest =
+                    WarehouseManifest.read(root.resolve("warehouse/purchases").resolve(hour))
+                            .orElseThrow();
+            manifest.files()
+                    .forEach(
+                            f ->
+                                    published.add(
+                                            root.resolve("warehouse/purchases")
+                                                    .resolve(hour)
+                                                    .resolve(f.name())
+                                                    .toUri()
+                                                    .getPath()));
+            Set<String> committed = new HashSet<>();
+            iceberg.filesOf(hour).keySet().forEach(l -> committed.add(URI.create(l).getPath()));
+            assertThat(committed).as("the hour's files in the table").isEqualTo(published);
+        }
+        assertThat(CompactJob.pendingHours(config, all)).isZero();
     }
 
     private List<HourCompactor.Result> run(CompactJob.Options options) throws Exception {
