@@ -2,7 +2,6 @@ package io.sluice.app;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.sluice.catalog.IcebergHours;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.config.CatalogType;
 import io.sluice.config.Durations;
@@ -13,7 +12,6 @@ import io.sluice.config.TableConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,8 +22,6 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.avro.LogicalType;
 import org.apache.avro.Schema;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.Table;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -138,43 +134,6 @@ final class DescribeCommand implements Callable<Integer> {
         return root;
     }
 
-    /**
-     * The table's Iceberg table: its name and snapshots in commit order (id, commit time, the hour
-     * committed), the last one current, or null without a catalog. A table not created yet has
-     * none; describing it does not create it.
-     */
-    private static Map<String, Object> iceberg(LakeCatalog catalog, TableConfig t) {
-        if (catalog == null) {
-            return null;
-        }
-        Map<String, Object> iceberg = new LinkedHashMap<>();
-        var id = catalog.identifier(t.name());
-        iceberg.put("table", id.toString());
-        List<Object> snapshots = new ArrayList<>();
-        if (catalog.catalog().tableExists(id)) {
-            Table table = catalog.catalog().loadTable(id);
-            List<Snapshot> all = new ArrayList<>();
-            table.snapshots().forEach(all::add);
-            all.sort(
-                    java.util.Comparator.comparingLong(Snapshot::sequenceNumber)
-                            .thenComparingLong(Snapshot::timestampMillis));
-            for (Snapshot snapshot : all) {
-                Map<String, Object> one = new LinkedHashMap<>();
-                one.put("id", snapshot.snapshotId());
-                one.put(
-                        "committed_at",
-                        Instant.ofEpochMilli(snapshot.timestampMillis()).toString());
-                one.put("partition", snapshot.summary().get(IcebergHours.PARTITION));
-                snapshots.add(one);
-            }
-            iceberg.put(
-                    "current",
-                    table.currentSnapshot() == null ? null : table.currentSnapshot().snapshotId());
-        }
-        iceberg.put("snapshots", snapshots);
-        return iceberg;
-    }
-
     /** The tables' part of {@link #describe}. */
     private static void describeTables(
             SluiceConfig cfg, List<TableConfig> tables, LakeCatalog catalog, List<Object> tableList)
@@ -194,7 +153,7 @@ final class DescribeCommand implements Callable<Integer> {
             t.schema().getFields().forEach(f -> columns.put(f.name(), typeName(f.schema())));
             table.put("columns", columns);
             table.put("hours", hours(TableHours.scan(cfg, t)));
-            table.put("iceberg", iceberg(catalog, t));
+            table.put("iceberg", TableSnapshots.describe(catalog, t));
             tableList.add(table);
         }
     }
@@ -269,27 +228,7 @@ final class DescribeCommand implements Callable<Integer> {
             out.printf("  schema %s%n", t.get("schema"));
             ((Map<String, String>) t.get("columns"))
                     .forEach((column, type) -> out.printf("    %-16s %s%n", column, type));
-            Map<String, Object> iceberg = (Map<String, Object>) t.get("iceberg");
-            if (iceberg != null) {
-                List<Object> snapshots = (List<Object>) iceberg.get("snapshots");
-                out.printf(
-                        "  iceberg table %s: %d snapshots%s%n",
-                        iceberg.get("table"),
-                        snapshots.size(),
-                        iceberg.get("current") == null
-                                ? ""
-                                : ", current " + iceberg.get("current"));
-                if (everyHour) {
-                    for (Object so : snapshots) {
-                        Map<String, Object> snapshot = (Map<String, Object>) so;
-                        out.printf(
-                                "    snapshot %-20s %-24s %s%n",
-                                snapshot.get("id"),
-                                snapshot.get("committed_at"),
-                                snapshot.get("partition"));
-                    }
-                }
-            }
+            TableSnapshots.print((Map<String, Object>) t.get("iceberg"), everyHour, out);
             Map<String, Object> h = (Map<String, Object>) t.get("hours");
             if (h == null) {
                 out.printf(
