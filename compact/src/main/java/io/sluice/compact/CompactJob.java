@@ -1,7 +1,6 @@
 package io.sluice.compact;
 
 import io.sluice.catalog.CatalogUpkeep;
-import io.sluice.catalog.IcebergHours;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.config.CatalogConfig;
 import io.sluice.config.CompactConfig;
@@ -228,14 +227,8 @@ public final class CompactJob {
                     (name, t) ->
                             compactors.put(
                                     name,
-                                    new HourCompactor(
-                                            t,
-                                            URI.create(root),
-                                            threads,
-                                            memoryBudget,
-                                            catalog == null
-                                                    ? null
-                                                    : new IcebergHours(catalog.table(t), t))));
+                                    HourCompactor.of(
+                                            t, URI.create(root), threads, memoryBudget, catalog)));
             var metrics = getRuntimeContext().getMetricGroup();
             compacted = metrics.counter("hoursCompacted");
             upToDate = metrics.counter("hoursUpToDate");

@@ -1,6 +1,5 @@
 package io.sluice.compact;
 
-import io.sluice.catalog.IcebergHours;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -24,12 +23,12 @@ public final class Compaction {
             SluiceConfig config, TableConfig table, int threads) throws IOException {
         try (LakeCatalog catalog = config.catalog().isEnabled() ? LakeCatalog.open(config) : null) {
             HourCompactor compactor =
-                    new HourCompactor(
+                    HourCompactor.of(
                             table,
                             config.rootUri(),
                             threads,
                             HourCompactor.memoryBudget(config.compact(), 1),
-                            catalog == null ? null : new IcebergHours(catalog.table(table), table));
+                            catalog);
             List<HourCompactor.Result> results = new ArrayList<>();
             for (String hour : compactor.pending(Optional.empty(), Optional.empty(), false)) {
                 results.add(compactor.compact(hour, false));

@@ -211,16 +211,23 @@ public final class HourCompactor {
     }
 
     /**
-     * A compactor for planning: its {@link #pending} hours, with {@code catalog} (null for none)
-     * also those published but not committed to the table's Iceberg table.
+     * A compactor that, with {@code catalog} (null for none), commits each hour it publishes to the
+     * table's Iceberg table, and whose {@link #pending} hours include those published but not
+     * committed.
      */
-    static HourCompactor planner(TableConfig table, String root, LakeCatalog catalog) {
+    public static HourCompactor of(
+            TableConfig table, URI root, int threads, long memoryBudget, LakeCatalog catalog) {
         return new HourCompactor(
                 table,
-                URI.create(root),
-                1,
-                memoryBudget(CompactConfig.DEFAULTS, 1),
+                root,
+                threads,
+                memoryBudget,
                 catalog == null ? null : new IcebergHours(catalog.table(table), table));
+    }
+
+    /** A compactor for planning ({@link #pending}), with {@code catalog} as {@link #of}. */
+    static HourCompactor planner(TableConfig table, String root, LakeCatalog catalog) {
+        return of(table, URI.create(root), 1, memoryBudget(CompactConfig.DEFAULTS, 1), catalog);
     }
 
     /**

@@ -97,7 +97,7 @@ public final class IcebergHours {
         Expression hourRange = hourRange(hourStart);
         table.refresh();
         Snapshot base = table.currentSnapshot();
-        Map<String, DataFile> current = filesOf(hourOrdinal, hourRange);
+        Map<String, DataFile> current = filesOf(hourStart);
         Map<String, HourFile> wanted = new HashMap<>();
         files.forEach(f -> wanted.put(f.location(), f));
         if (current.keySet().equals(wanted.keySet())) {
@@ -143,7 +143,7 @@ public final class IcebergHours {
     public Map<String, DataFile> filesOf(String partition) {
         long hourStart = HourPartitioner.parse(partition);
         table.refresh();
-        return filesOf((int) TimeUnit.MILLISECONDS.toHours(hourStart), hourRange(hourStart));
+        return filesOf(hourStart);
     }
 
     /**
@@ -179,15 +179,7 @@ public final class IcebergHours {
         // Whole hours, so that no file of an hour in range is pruned by its statistics.
         long first = HourPartitioner.hourStart(from);
         long end = HourPartitioner.hourStart(to - 1) + HourPartitioner.hourMillis();
-        SortedMap<Long, List<DataFile>> files =
-                filesByHour(
-                        snapshotId,
-                        Expressions.and(
-                                Expressions.greaterThanOrEqual(
-                                        eventTime, TimeUnit.MILLISECONDS.toMicros(first)),
-                                Expressions.lessThan(
-                                        eventTime, TimeUnit.MILLISECONDS.toMicros(end))));
-        return files.subMap(from, to);
+        return filesByHour(snapshotId, timeRange(first, end)).subMap(from, to);
     }
 
     /**
@@ -240,31 +232,23 @@ public final class IcebergHours {
         return files;
     }
 
-    private Map<String, DataFile> filesOf(int hourOrdinal, Expression hourRange) {
+    /** The data files of the hour starting at {@code hourStart} in the current snapshot. */
+    private Map<String, DataFile> filesOf(long hourStart) {
         Map<String, DataFile> files = new HashMap<>();
-        if (table.currentSnapshot() == null) {
-            return files;
-        }
-        try (CloseableIterable<FileScanTask> tasks =
-                table.newScan().filter(hourRange).ignoreResiduals().planFiles()) {
-            for (FileScanTask task : tasks) {
-                DataFile file = task.file();
-                Integer hour = file.partition().get(0, Integer.class);
-                if (hour != null && hour == hourOrdinal) {
-                    files.put(file.location(), file);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        filesByHour(Optional.empty(), hourRange(hourStart))
+                .getOrDefault(hourStart, List.of())
+                .forEach(f -> files.put(f.location(), f));
         return files;
     }
 
     private Expression hourRange(long hourStartMillis) {
-        long start = TimeUnit.MILLISECONDS.toMicros(hourStartMillis);
-        long end = TimeUnit.MILLISECONDS.toMicros(hourStartMillis + HourPartitioner.hourMillis());
+        return timeRange(hourStartMillis, hourStartMillis + HourPartitioner.hourMillis());
+    }
+
+    /** Event times in {@code [from, to)}, epoch millis. */
+    private Expression timeRange(long from, long to) {
         return Expressions.and(
-                Expressions.greaterThanOrEqual(eventTime, start),
-                Expressions.lessThan(eventTime, end));
+                Expressions.greaterThanOrEqual(eventTime, TimeUnit.MILLISECONDS.toMicros(from)),
+                Expressions.lessThan(eventTime, TimeUnit.MILLISECONDS.toMicros(to)));
     }
 }

@@ -43,10 +43,7 @@ class FeatureLogTableTest {
     @Test
     void theTableHoldsExactlyTheLogsCommittedFilesAndFollowsTheirChanges() throws Exception {
         SluiceConfig config = TestConfigs.shop(root, "localhost:1", "t");
-        ViewDef view =
-                ViewDef.of(
-                        config.featureView("user_purchases").orElseThrow(),
-                        config.table("purchases").orElseThrow());
+        ViewDef view = userPurchases(config);
         Path log = root.resolve("features").resolve(view.name());
         Path first = write(log, view, HOUR_3, "part-0-0.parquet", "u1", "u2");
         write(log, view, HOUR_4, "part-0-1.parquet", "u3");
@@ -99,10 +96,7 @@ class FeatureLogTableTest {
     @Test
     void theCompactJobsUpkeepBringsEveryViewsLogTableUpToItsLog() throws Exception {
         SluiceConfig config = TestConfigs.shop(root, "localhost:1", "t");
-        ViewDef purchases =
-                ViewDef.of(
-                        config.featureView("user_purchases").orElseThrow(),
-                        config.table("purchases").orElseThrow());
+        ViewDef purchases = userPurchases(config);
         write(
                 root.resolve("features").resolve(purchases.name()),
                 purchases,
@@ -123,6 +117,12 @@ class FeatureLogTableTest {
                         .isEqualTo(def.name().equals(purchases.name()) ? Set.of("u7@3") : Set.of());
             }
         }
+    }
+
+    private static ViewDef userPurchases(SluiceConfig config) {
+        return ViewDef.of(
+                config.featureView("user_purchases").orElseThrow(),
+                config.table("purchases").orElseThrow());
     }
 
     private static Path write(Path log, ViewDef view, long hour, String name, String... entities)
