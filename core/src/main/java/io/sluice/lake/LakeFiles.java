@@ -14,6 +14,9 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystem.WriteMode;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.fs.RecoverableWriter;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.DelegatingSeekableInputStream;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.LocalInputFile;
@@ -101,6 +104,54 @@ public final class LakeFiles {
                 };
             }
         };
+    }
+
+    /**
+     * {@code stream}, {@code length} bytes long, as parquet-java reads a file, for a Flink source
+     * format that is handed the split's stream: Parquet opens it twice (footer, then rows) and
+     * closes each, but the stream is the source's to close, so closing them leaves it open.
+     */
+    public static InputFile parquetInput(FSDataInputStream stream, long length) {
+        return new InputFile() {
+            @Override
+            public long getLength() {
+                return length;
+            }
+
+            @Override
+            public SeekableInputStream newStream() {
+                return new DelegatingSeekableInputStream(stream) {
+                    @Override
+                    public long getPos() throws IOException {
+                        return stream.getPos();
+                    }
+
+                    @Override
+                    public void seek(long newPos) throws IOException {
+                        stream.seek(newPos);
+                    }
+
+                    @Override
+                    public void close() {}
+                };
+            }
+        };
+    }
+
+    /**
+     * Parquet read options that never touch Hadoop. parquet-java's defaults (and every reader built
+     * without a {@code ParquetConfiguration}) create a Hadoop {@code Configuration}, which looks up
+     * and parses {@code core-default.xml} on the class path on first use: tens of milliseconds of
+     * CPU for every file opened, more than reading a small file itself. Every Parquet read in
+     * Sluice goes through these options or a {@link PlainParquetConfiguration}.
+     */
+    public static ParquetReadOptions parquetOptions() {
+        return ParquetReadOptions.builder(new PlainParquetConfiguration()).build();
+    }
+
+    /** Opens a Parquet file's reader with {@link #parquetOptions}. */
+    public static ParquetFileReader openParquet(InputFile file) throws IOException {
+        return ParquetFileReader.open(file, parquetOptions());
     }
 
     /**

@@ -7,8 +7,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.List;
 import java.util.UUID;
-import org.apache.parquet.ParquetReadOptions;
-import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
 
 /**
@@ -99,9 +97,7 @@ final class LogPartitions {
         long rows = 0;
         for (LakeFiles.Entry file : files) {
             try (ParquetFileReader reader =
-                    ParquetFileReader.open(
-                            LakeFiles.parquetInput(file.uri()),
-                            ParquetReadOptions.builder(new PlainParquetConfiguration()).build())) {
+                    LakeFiles.openParquet(LakeFiles.parquetInput(file.uri()))) {
                 rows += reader.getRecordCount();
             }
         }

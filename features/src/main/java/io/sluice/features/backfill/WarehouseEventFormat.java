@@ -3,6 +3,7 @@ package io.sluice.features.backfill;
 import io.sluice.config.TableConfig;
 import io.sluice.event.Event;
 import io.sluice.event.Parsed;
+import io.sluice.lake.LakeFiles;
 import io.sluice.lake.WarehouseSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,8 +16,11 @@ import org.apache.avro.io.EncoderFactory;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.src.reader.StreamFormat;
+import org.apache.flink.connector.file.src.util.CheckpointedPosition;
 import org.apache.flink.core.fs.FSDataInputStream;
-import org.apache.flink.formats.parquet.avro.AvroParquetReaders;
+import org.apache.parquet.avro.AvroParquetReader;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetReader;
 
 /**
  * Reads a table's warehouse Parquet files back into the events the features job consumes from
@@ -25,23 +29,23 @@ import org.apache.flink.formats.parquet.avro.AvroParquetReaders;
  * strings back to the table's enum symbols), so the backfill runs the streaming job's operators
  * unchanged.
  *
- * <p>Parquet decoding is flink-parquet's {@link AvroParquetReaders}; this only wraps its reader.
- * Fields are matched by name, so an hour compacted under an older schema still reads, with the
- * current schema's defaults for fields it lacks.
+ * <p>Parquet decoding is parquet-avro's {@link AvroParquetReader}, each file read whole as one
+ * split, with the file's own schema. Fields are matched by name, so an hour compacted under an
+ * older schema still reads, with the current schema's defaults for fields it lacks.
+ * (flink-parquet's {@code AvroParquetReaders} does the same, but builds two Hadoop configurations
+ * per file, each parsing {@code core-default.xml}: in a profile of the backfill, more CPU than
+ * reading the rows.)
  */
 final class WarehouseEventFormat implements StreamFormat<Parsed> {
 
     private static final long serialVersionUID = 1L;
 
-    private final StreamFormat<GenericRecord> parquet;
     private final String schemaJson;
     private final String idField;
     private final String keyField;
     private final String eventTimeField;
 
     WarehouseEventFormat(TableConfig table) {
-        this.parquet =
-                AvroParquetReaders.forGenericRecord(WarehouseSchema.of(table.schema()).schema());
         this.schemaJson = table.schema().toString();
         this.idField = table.id();
         this.keyField = table.key();
@@ -52,7 +56,20 @@ final class WarehouseEventFormat implements StreamFormat<Parsed> {
     public Reader<Parsed> createReader(
             Configuration config, FSDataInputStream stream, long fileLen, long splitEnd)
             throws IOException {
-        return new EventReader(parquet.createReader(config, stream, fileLen, splitEnd));
+        if (splitEnd != fileLen) {
+            throw new IllegalArgumentException(
+                    "a warehouse file is read whole, but its split ends at "
+                            + splitEnd
+                            + " of "
+                            + fileLen
+                            + " bytes");
+        }
+        return new EventReader(
+                AvroParquetReader.<GenericRecord>builder(
+                                LakeFiles.parquetInput(stream, fileLen),
+                                new PlainParquetConfiguration())
+                        .withDataModel(GenericData.get())
+                        .build());
     }
 
     @Override
@@ -63,13 +80,19 @@ final class WarehouseEventFormat implements StreamFormat<Parsed> {
             long fileLen,
             long splitEnd)
             throws IOException {
-        return new EventReader(
-                parquet.restoreReader(config, stream, restoredOffset, fileLen, splitEnd));
+        // The reader's position is always NO_OFFSET: a restore reopens the file and the source
+        // skips the rows it had read.
+        if (restoredOffset != CheckpointedPosition.NO_OFFSET) {
+            throw new IllegalArgumentException(
+                    "a warehouse file is re-read from its start, not from offset "
+                            + restoredOffset);
+        }
+        return createReader(config, stream, fileLen, splitEnd);
     }
 
     @Override
     public boolean isSplittable() {
-        return parquet.isSplittable();
+        return false;
     }
 
     @Override
@@ -78,14 +101,15 @@ final class WarehouseEventFormat implements StreamFormat<Parsed> {
     }
 
     private final class EventReader implements StreamFormat.Reader<Parsed> {
-        private final StreamFormat.Reader<GenericRecord> rows;
+        private final ParquetReader<GenericRecord> rows;
         private final Schema schema = new Schema.Parser().parse(schemaJson);
         private final GenericDatumWriter<GenericRecord> writer = new GenericDatumWriter<>(schema);
         private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         private final WarehouseSchema warehouse = WarehouseSchema.of(schema);
         private BinaryEncoder encoder;
+        private long rowsRead;
 
-        EventReader(StreamFormat.Reader<GenericRecord> rows) {
+        EventReader(ParquetReader<GenericRecord> rows) {
             this.rows = rows;
         }
 
@@ -95,6 +119,7 @@ final class WarehouseEventFormat implements StreamFormat<Parsed> {
             if (row == null) {
                 return null;
             }
+            rowsRead++;
             GenericData.Record record = new GenericData.Record(schema);
             for (Schema.Field f : schema.getFields()) {
                 Schema.Field stored = row.getSchema().getField(f.name());
@@ -126,10 +151,10 @@ final class WarehouseEventFormat implements StreamFormat<Parsed> {
             rows.close();
         }
 
+        /** Rows read so far: a restore reopens the file and skips them. */
         @Override
-        public org.apache.flink.connector.file.src.util.CheckpointedPosition
-                getCheckpointedPosition() {
-            return rows.getCheckpointedPosition();
+        public CheckpointedPosition getCheckpointedPosition() {
+            return new CheckpointedPosition(CheckpointedPosition.NO_OFFSET, rowsRead);
         }
     }
 }

@@ -16,12 +16,14 @@ import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.formats.avro.typeutils.GenericRecordAvroTypeInfo;
-import org.apache.flink.formats.parquet.avro.AvroParquetWriters;
+import org.apache.flink.formats.parquet.ParquetWriterFactory;
 import org.apache.flink.streaming.api.functions.sink.filesystem.BucketAssigner;
 import org.apache.flink.streaming.api.functions.sink.filesystem.OutputFileConfig;
 import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.SimpleVersionedStringSerializer;
 import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 import org.apache.flink.util.OutputTag;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.conf.PlainParquetConfiguration;
 
 /**
  * The offline feature log: one row per (entity, fine tile) once the watermark has passed the tile's
@@ -101,10 +103,27 @@ public final class FeatureLog {
         return row;
     }
 
+    /**
+     * A part file's Parquet writer: parquet-avro's, with flink-parquet's {@code AvroParquetWriters}
+     * settings (the schema, the generic data model, parquet-java's defaults otherwise), but without
+     * Hadoop: a writer built without a {@code ParquetConfiguration} parses Hadoop's {@code
+     * core-default.xml} for every part file.
+     */
+    private static org.apache.flink.formats.parquet.ParquetBuilder<GenericRecord> writer(
+            Schema schema) {
+        String json = schema.toString();
+        return out ->
+                AvroParquetWriter.<GenericRecord>builder(out)
+                        .withConf(new PlainParquetConfiguration())
+                        .withSchema(new Schema.Parser().parse(json))
+                        .withDataModel(GenericData.get())
+                        .build();
+    }
+
     /** Flink's file sink writing the rows as Parquet under {@code root/dt=/hr=/}. */
     public static FileSink<GenericRecord> sink(String root, ViewDef view) {
         return FileSink.forBulkFormat(
-                        new Path(root), AvroParquetWriters.forGenericRecord(schema(view)))
+                        new Path(root), new ParquetWriterFactory<>(writer(schema(view))))
                 .withBucketAssigner(new ByTileHour())
                 .withRollingPolicy(OnCheckpointRollingPolicy.build())
                 .withOutputFileConfig(

@@ -1,5 +1,6 @@
 package io.sluice.features.training;
 
+import io.sluice.lake.LakeFiles;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -16,9 +17,6 @@ import org.apache.flink.connector.file.src.util.CheckpointedPosition;
 import org.apache.flink.connector.file.src.util.IteratorResultIterator;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.formats.avro.typeutils.GenericRecordAvroTypeInfo;
-import org.apache.parquet.io.DelegatingSeekableInputStream;
-import org.apache.parquet.io.InputFile;
-import org.apache.parquet.io.SeekableInputStream;
 
 /**
  * The spine as the training-set job's {@link org.apache.flink.connector.file.src.FileSource} reads
@@ -59,7 +57,7 @@ final class SpineFormat implements BulkFormat<GenericRecord, FileSourceSplit> {
         try {
             rows =
                     parquet
-                            ? Spine.parquet(unclosable(stream, split.fileSize()), name)
+                            ? Spine.parquet(LakeFiles.parquetInput(stream, split.fileSize()), name)
                             : Spine.csv(
                                     new InputStreamReader(stream, StandardCharsets.UTF_8),
                                     name,
@@ -98,37 +96,6 @@ final class SpineFormat implements BulkFormat<GenericRecord, FileSourceSplit> {
                 } finally {
                     stream.close();
                 }
-            }
-        };
-    }
-
-    /**
-     * The split's stream as a Parquet file whose streams leave it open: Parquet opens the file
-     * twice (footer, then rows) and closes each, but the stream is the source's to close.
-     */
-    private static InputFile unclosable(FSDataInputStream stream, long length) {
-        return new InputFile() {
-            @Override
-            public long getLength() {
-                return length;
-            }
-
-            @Override
-            public SeekableInputStream newStream() {
-                return new DelegatingSeekableInputStream(stream) {
-                    @Override
-                    public long getPos() throws IOException {
-                        return stream.getPos();
-                    }
-
-                    @Override
-                    public void seek(long newPos) throws IOException {
-                        stream.seek(newPos);
-                    }
-
-                    @Override
-                    public void close() {}
-                };
             }
         };
     }

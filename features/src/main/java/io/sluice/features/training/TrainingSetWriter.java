@@ -154,7 +154,7 @@ final class TrainingSetWriter {
     static void concat(List<URI> parts, Path out) throws IOException {
         FileMetaData first;
         try (ParquetFileReader reader =
-                ParquetFileReader.open(LakeFiles.parquetInput(parts.get(0)))) {
+                LakeFiles.openParquet(LakeFiles.parquetInput(parts.get(0)))) {
             first = reader.getFileMetaData();
         }
         ParquetFileWriter writer =
@@ -166,7 +166,9 @@ final class TrainingSetWriter {
                         ParquetWriter.MAX_PADDING_SIZE_DEFAULT);
         writer.start();
         for (URI part : parts) {
-            writer.appendFile(LakeFiles.parquetInput(part));
+            try (ParquetFileReader reader = LakeFiles.openParquet(LakeFiles.parquetInput(part))) {
+                reader.appendTo(writer);
+            }
         }
         writer.end(first.getKeyValueMetaData());
     }
