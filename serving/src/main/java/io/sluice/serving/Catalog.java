@@ -26,11 +26,12 @@ public record Catalog(List<FeatureViewConfig> configs, List<ViewDef> views) {
 
     /** The entity key field of {@code view}; the view must exist. */
     public String entityOf(String view) {
-        return configs.stream()
-                .filter(v -> v.name().equals(view))
-                .findFirst()
-                .orElseThrow()
-                .entity();
+        for (FeatureViewConfig v : configs) {
+            if (v.name().equals(view)) {
+                return v.entity();
+            }
+        }
+        throw new java.util.NoSuchElementException("no feature view " + view);
     }
 
     /** {@code GET /features}: every view with its entity, and every feature's definition. */

@@ -55,17 +55,17 @@ public final class FeatureRefs {
     public static List<Resolved> resolve(List<ViewDef> views, List<FeatureRef> refs) {
         List<Resolved> resolved = new ArrayList<>(refs.size());
         for (FeatureRef ref : refs) {
-            ViewDef view =
-                    views.stream()
-                            .filter(v -> v.name().equals(ref.view()))
-                            .findFirst()
-                            .orElseThrow(
-                                    () ->
-                                            new IllegalArgumentException(
-                                                    String.format(
-                                                            "unknown feature view '%s' in %s;"
-                                                                    + " views: %s",
-                                                            ref.view(), ref, names(views))));
+            // A loop, not a stream: the feature server resolves every request's references.
+            ViewDef view = null;
+            for (int i = 0; i < views.size() && view == null; i++) {
+                view = views.get(i).name().equals(ref.view()) ? views.get(i) : null;
+            }
+            if (view == null) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "unknown feature view '%s' in %s; views: %s",
+                                ref.view(), ref, names(views)));
+            }
             FeatureDef def = view.feature(ref.feature());
             if (def == null) {
                 throw new IllegalArgumentException(

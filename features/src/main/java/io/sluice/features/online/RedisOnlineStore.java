@@ -246,7 +246,18 @@ public final class RedisOnlineStore implements OnlineStore {
     /** The payload of a stored {@code expireAt,version,payload}, or null once it has expired. */
     static byte[] livePayload(byte[] stored, long now) {
         int first = indexOf(stored, 0);
-        long expireAt = Long.parseLong(new String(stored, 0, first, StandardCharsets.US_ASCII));
+        // The decimal digits of expireAt, read in place (a read names up to 85 fields per entity).
+        long expireAt = 0;
+        for (int i = 0; i < first; i++) {
+            int digit = stored[i] - '0';
+            if (digit < 0 || digit > 9) {
+                throw new IllegalStateException(
+                        "not a Sluice tile: expireAt '"
+                                + new String(stored, 0, first, StandardCharsets.US_ASCII)
+                                + "'");
+            }
+            expireAt = expireAt * 10 + digit;
+        }
         if (expireAt <= now) {
             return null;
         }

@@ -119,6 +119,21 @@ class RedisOnlineStoreTest extends OnlineStoreContract {
         }
     }
 
+    @Test
+    void aStoredTileIsLiveUntilItsExpireAtAndAMalformedOneIsNamed() {
+        byte[] stored = "1700000060000,7,payload".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(RedisOnlineStore.livePayload(stored, 1_700_000_059_999L))
+                .isEqualTo("payload".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(RedisOnlineStore.livePayload(stored, 1_700_000_060_000L)).isNull();
+        assertThatThrownBy(
+                        () ->
+                                RedisOnlineStore.livePayload(
+                                        "17x,7,p".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                                        0))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("expireAt '17x'");
+    }
+
     private static OnlineStore.TileWrite write(String entity, long start, long expireAt) {
         return new OnlineStore.TileWrite(
                 new OnlineStore.TileKey("v", entity, OnlineStore.Level.FINE, start),
