@@ -14,8 +14,6 @@ import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.io.DelegatingSeekableInputStream;
-import org.apache.parquet.io.SeekableInputStream;
 
 /**
  * The column metrics Iceberg keeps of a table's Parquet data files, read from their footers. The
@@ -54,27 +52,11 @@ public final class FileMetrics {
 
     /** An Iceberg file as parquet-java reads one. */
     private static org.apache.parquet.io.InputFile parquet(InputFile file) {
-        return new org.apache.parquet.io.InputFile() {
-            @Override
-            public long getLength() {
-                return file.getLength();
-            }
-
-            @Override
-            public SeekableInputStream newStream() {
-                org.apache.iceberg.io.SeekableInputStream in = file.newStream();
-                return new DelegatingSeekableInputStream(in) {
-                    @Override
-                    public long getPos() throws IOException {
-                        return in.getPos();
-                    }
-
-                    @Override
-                    public void seek(long newPos) throws IOException {
-                        in.seek(newPos);
-                    }
-                };
-            }
-        };
+        return LakeFiles.parquetFile(
+                file.getLength(),
+                () -> {
+                    org.apache.iceberg.io.SeekableInputStream in = file.newStream();
+                    return LakeFiles.parquetStream(in, in::getPos, in::seek, true);
+                });
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.lake;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -14,6 +15,8 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystem.WriteMode;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.fs.RecoverableWriter;
+import org.apache.flink.util.function.SupplierWithException;
+import org.apache.flink.util.function.ThrowingConsumer;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -82,28 +85,12 @@ public final class LakeFiles {
         }
         Path path = new Path(file);
         long length = path.getFileSystem().getFileStatus(path).getLen();
-        return new InputFile() {
-            @Override
-            public long getLength() {
-                return length;
-            }
-
-            @Override
-            public SeekableInputStream newStream() throws IOException {
-                FSDataInputStream in = open(file);
-                return new DelegatingSeekableInputStream(in) {
-                    @Override
-                    public long getPos() throws IOException {
-                        return in.getPos();
-                    }
-
-                    @Override
-                    public void seek(long newPos) throws IOException {
-                        in.seek(newPos);
-                    }
-                };
-            }
-        };
+        return parquetFile(
+                length,
+                () -> {
+                    FSDataInputStream in = open(file);
+                    return parquetStream(in, in::getPos, in::seek, true);
+                });
     }
 
     /**
@@ -112,6 +99,15 @@ public final class LakeFiles {
      * closes each, but the stream is the source's to close, so closing them leaves it open.
      */
     public static InputFile parquetInput(FSDataInputStream stream, long length) {
+        return parquetFile(
+                length, () -> parquetStream(stream, stream::getPos, stream::seek, false));
+    }
+
+    /**
+     * A file of {@code length} bytes as parquet-java reads one, each stream from {@code streams}.
+     */
+    public static InputFile parquetFile(
+            long length, SupplierWithException<SeekableInputStream, IOException> streams) {
         return new InputFile() {
             @Override
             public long getLength() {
@@ -119,21 +115,38 @@ public final class LakeFiles {
             }
 
             @Override
-            public SeekableInputStream newStream() {
-                return new DelegatingSeekableInputStream(stream) {
-                    @Override
-                    public long getPos() throws IOException {
-                        return stream.getPos();
-                    }
+            public SeekableInputStream newStream() throws IOException {
+                return streams.get();
+            }
+        };
+    }
 
-                    @Override
-                    public void seek(long newPos) throws IOException {
-                        stream.seek(newPos);
-                    }
+    /**
+     * parquet-java's stream over {@code in}, whose position and seek are {@code position} and
+     * {@code seek} (Flink's and Iceberg's streams both have them, under no common type); closing it
+     * closes {@code in} only if {@code closes}.
+     */
+    public static SeekableInputStream parquetStream(
+            InputStream in,
+            SupplierWithException<Long, IOException> position,
+            ThrowingConsumer<Long, IOException> seek,
+            boolean closes) {
+        return new DelegatingSeekableInputStream(in) {
+            @Override
+            public long getPos() throws IOException {
+                return position.get();
+            }
 
-                    @Override
-                    public void close() {}
-                };
+            @Override
+            public void seek(long newPos) throws IOException {
+                seek.accept(newPos);
+            }
+
+            @Override
+            public void close() throws IOException {
+                if (closes) {
+                    super.close();
+                }
             }
         };
     }
