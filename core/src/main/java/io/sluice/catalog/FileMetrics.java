@@ -1,6 +1,6 @@
 package io.sluice.catalog;
 
-import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.stream.Stream;
@@ -36,12 +36,12 @@ public final class FileMetrics {
 
     /**
      * The metrics of one Parquet file, from its footer. The footer is read with {@link
-     * LakeFiles#parquetOptions}: Iceberg's {@code ParquetUtil.fileMetrics} opens it with
+     * ParquetFiles#parquetOptions}: Iceberg's {@code ParquetUtil.fileMetrics} opens it with
      * parquet-java's default options, which parse Hadoop's {@code core-default.xml} for every file
      * (most of a small hour's commit time, at 16 files an hour).
      */
     public Metrics of(InputFile parquetFile) {
-        try (ParquetFileReader footer = LakeFiles.openParquet(parquet(parquetFile))) {
+        try (ParquetFileReader footer = ParquetFiles.openParquet(parquet(parquetFile))) {
             return ParquetUtil.footerMetrics(
                     footer.getFooter(), Stream.empty(), config, nameMapping);
         } catch (IOException e) {
@@ -52,11 +52,11 @@ public final class FileMetrics {
 
     /** An Iceberg file as parquet-java reads one. */
     private static org.apache.parquet.io.InputFile parquet(InputFile file) {
-        return LakeFiles.parquetFile(
+        return ParquetFiles.parquetFile(
                 file.getLength(),
                 () -> {
                     org.apache.iceberg.io.SeekableInputStream in = file.newStream();
-                    return LakeFiles.parquetStream(in, in::getPos, in::seek, true);
+                    return ParquetFiles.parquetStream(in, in::getPos, in::seek, true);
                 });
     }
 }

@@ -2,7 +2,6 @@ package io.sluice.lake;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,15 +14,6 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystem.WriteMode;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.fs.RecoverableWriter;
-import org.apache.flink.util.function.SupplierWithException;
-import org.apache.flink.util.function.ThrowingConsumer;
-import org.apache.parquet.ParquetReadOptions;
-import org.apache.parquet.conf.PlainParquetConfiguration;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.io.DelegatingSeekableInputStream;
-import org.apache.parquet.io.InputFile;
-import org.apache.parquet.io.LocalInputFile;
-import org.apache.parquet.io.SeekableInputStream;
 
 /**
  * Reads and writes lake files through Flink's {@link FileSystem}, so that the same code works on a
@@ -71,100 +61,6 @@ public final class LakeFiles {
     public static FSDataInputStream open(URI file) throws IOException {
         Path path = new Path(file);
         return path.getFileSystem().open(path);
-    }
-
-    /**
-     * {@code file} as parquet-java reads a file: a local one directly ({@link LocalInputFile}, as
-     * everywhere Sluice reads Parquet on a {@code file:} root), any other through {@link #open},
-     * one stream per reader of it, seeking as Parquet asks (footer, then the column chunks it
-     * needs).
-     */
-    public static InputFile parquetInput(URI file) throws IOException {
-        if ("file".equals(file.getScheme())) {
-            return new LocalInputFile(java.nio.file.Path.of(file));
-        }
-        Path path = new Path(file);
-        long length = path.getFileSystem().getFileStatus(path).getLen();
-        return parquetFile(
-                length,
-                () -> {
-                    FSDataInputStream in = open(file);
-                    return parquetStream(in, in::getPos, in::seek, true);
-                });
-    }
-
-    /**
-     * {@code stream}, {@code length} bytes long, as parquet-java reads a file, for a Flink source
-     * format that is handed the split's stream: Parquet opens it twice (footer, then rows) and
-     * closes each, but the stream is the source's to close, so closing them leaves it open.
-     */
-    public static InputFile parquetInput(FSDataInputStream stream, long length) {
-        return parquetFile(
-                length, () -> parquetStream(stream, stream::getPos, stream::seek, false));
-    }
-
-    /**
-     * A file of {@code length} bytes as parquet-java reads one, each stream from {@code streams}.
-     */
-    public static InputFile parquetFile(
-            long length, SupplierWithException<SeekableInputStream, IOException> streams) {
-        return new InputFile() {
-            @Override
-            public long getLength() {
-                return length;
-            }
-
-            @Override
-            public SeekableInputStream newStream() throws IOException {
-                return streams.get();
-            }
-        };
-    }
-
-    /**
-     * parquet-java's stream over {@code in}, whose position and seek are {@code position} and
-     * {@code seek} (Flink's and Iceberg's streams both have them, under no common type); closing it
-     * closes {@code in} only if {@code closes}.
-     */
-    public static SeekableInputStream parquetStream(
-            InputStream in,
-            SupplierWithException<Long, IOException> position,
-            ThrowingConsumer<Long, IOException> seek,
-            boolean closes) {
-        return new DelegatingSeekableInputStream(in) {
-            @Override
-            public long getPos() throws IOException {
-                return position.get();
-            }
-
-            @Override
-            public void seek(long newPos) throws IOException {
-                seek.accept(newPos);
-            }
-
-            @Override
-            public void close() throws IOException {
-                if (closes) {
-                    super.close();
-                }
-            }
-        };
-    }
-
-    /**
-     * Parquet read options that never touch Hadoop. parquet-java's defaults (and every reader built
-     * without a {@code ParquetConfiguration}) create a Hadoop {@code Configuration}, which looks up
-     * and parses {@code core-default.xml} on the class path on first use: tens of milliseconds of
-     * CPU for every file opened, more than reading a small file itself. Every Parquet read in
-     * Sluice goes through these options or a {@link PlainParquetConfiguration}.
-     */
-    public static ParquetReadOptions parquetOptions() {
-        return ParquetReadOptions.builder(new PlainParquetConfiguration()).build();
-    }
-
-    /** Opens a Parquet file's reader with {@link #parquetOptions}. */
-    public static ParquetFileReader openParquet(InputFile file) throws IOException {
-        return ParquetFileReader.open(file, parquetOptions());
     }
 
     /**

@@ -2,6 +2,7 @@ package io.sluice.features.backfill;
 
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import io.sluice.lake.Publish;
 import java.io.IOException;
 import java.net.URI;
@@ -97,7 +98,7 @@ final class LogPartitions {
         long rows = 0;
         for (LakeFiles.Entry file : files) {
             try (ParquetFileReader reader =
-                    LakeFiles.openParquet(LakeFiles.parquetInput(file.uri()))) {
+                    ParquetFiles.openParquet(ParquetFiles.parquetInput(file.uri()))) {
                 rows += reader.getRecordCount();
             }
         }

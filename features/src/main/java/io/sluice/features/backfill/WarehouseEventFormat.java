@@ -3,7 +3,7 @@ package io.sluice.features.backfill;
 import io.sluice.config.TableConfig;
 import io.sluice.event.Event;
 import io.sluice.event.Parsed;
-import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import io.sluice.lake.WarehouseSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -66,7 +66,7 @@ final class WarehouseEventFormat implements StreamFormat<Parsed> {
         }
         return new EventReader(
                 AvroParquetReader.<GenericRecord>builder(
-                                LakeFiles.parquetInput(stream, fileLen),
+                                ParquetFiles.parquetInput(stream, fileLen),
                                 new PlainParquetConfiguration())
                         .withDataModel(GenericData.get())
                         .build());

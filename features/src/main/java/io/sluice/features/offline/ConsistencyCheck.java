@@ -16,7 +16,7 @@ import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
-import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import io.sluice.lake.WarehouseHours;
 import java.io.IOException;
 import java.net.URI;
@@ -203,7 +203,7 @@ public final class ConsistencyCheck {
             file.getValue().forEach(sample -> entities.add(sample.entity));
             WarehouseEvents.scan(
                     table,
-                    LakeFiles.parquetInput(file.getKey()),
+                    ParquetFiles.parquetInput(file.getKey()),
                     view,
                     entities,
                     (entity, event) -> {
@@ -276,7 +276,7 @@ public final class ConsistencyCheck {
         List<String> keys = new ArrayList<>();
         try (ParquetReader<GenericRecord> reader =
                 AvroParquetReader.<GenericRecord>builder(
-                                LakeFiles.parquetInput(file), new PlainParquetConfiguration())
+                                ParquetFiles.parquetInput(file), new PlainParquetConfiguration())
                         .withDataModel(GenericData.get())
                         .build()) {
             GenericRecord r;

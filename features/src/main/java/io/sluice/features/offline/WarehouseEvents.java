@@ -3,7 +3,7 @@ package io.sluice.features.offline;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.ViewDef;
-import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import io.sluice.lake.WarehouseSchema;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -50,7 +50,7 @@ public final class WarehouseEvents {
      * Every event of bucket file {@code file} of {@code table} for the given entities, reading only
      * the key, id, time and the columns {@code view} aggregates; a Parquet filter on the key skips
      * row groups and pages without any of them, and a set lookup drops other entities' rows. The
-     * file is read wherever it is ({@link LakeFiles#parquetInput}).
+     * file is read wherever it is ({@link ParquetFiles#parquetInput}).
      *
      * @return the rows read
      */

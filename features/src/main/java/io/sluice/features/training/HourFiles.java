@@ -2,7 +2,7 @@ package io.sluice.features.training;
 
 import io.sluice.catalog.WarehouseSnapshot;
 import io.sluice.lake.HourPartitioner;
-import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
@@ -52,7 +52,7 @@ final class HourFiles {
     /** Opens {@code file} of the hour starting at {@code hourStart} to read. */
     InputFile open(URI file, long hourStart) throws IOException {
         try {
-            InputFile input = LakeFiles.parquetInput(file);
+            InputFile input = ParquetFiles.parquetInput(file);
             input.getLength(); // a local file's is read here: one that is gone fails now
             return input;
         } catch (FileNotFoundException | NoSuchFileException gone) {

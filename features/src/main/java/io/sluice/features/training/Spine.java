@@ -3,7 +3,7 @@ package io.sluice.features.training;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvParser;
-import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.Reader;
@@ -177,7 +177,7 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
     /** The rows of a Parquet spine, typed as written ({@link #withNanos}). */
     static Rows parquet(InputFile file, String name) throws IOException {
         MessageType parquet;
-        try (ParquetFileReader footer = LakeFiles.openParquet(file)) {
+        try (ParquetFileReader footer = ParquetFiles.openParquet(file)) {
             parquet = footer.getFileMetaData().getSchema();
         }
         ParquetReader<GenericRecord> reader =

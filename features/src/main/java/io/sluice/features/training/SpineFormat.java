@@ -1,6 +1,6 @@
 package io.sluice.features.training;
 
-import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +57,8 @@ final class SpineFormat implements BulkFormat<GenericRecord, FileSourceSplit> {
         try {
             rows =
                     parquet
-                            ? Spine.parquet(LakeFiles.parquetInput(stream, split.fileSize()), name)
+                            ? Spine.parquet(
+                                    ParquetFiles.parquetInput(stream, split.fileSize()), name)
                             : Spine.csv(
                                     new InputStreamReader(stream, StandardCharsets.UTF_8),
                                     name,

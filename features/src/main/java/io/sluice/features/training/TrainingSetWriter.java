@@ -4,6 +4,7 @@ import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.online.FeatureRefs;
 import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -154,7 +155,7 @@ final class TrainingSetWriter {
     static void concat(List<URI> parts, Path out) throws IOException {
         FileMetaData first;
         try (ParquetFileReader reader =
-                LakeFiles.openParquet(LakeFiles.parquetInput(parts.get(0)))) {
+                ParquetFiles.openParquet(ParquetFiles.parquetInput(parts.get(0)))) {
             first = reader.getFileMetaData();
         }
         ParquetFileWriter writer =
@@ -166,7 +167,8 @@ final class TrainingSetWriter {
                         ParquetWriter.MAX_PADDING_SIZE_DEFAULT);
         writer.start();
         for (URI part : parts) {
-            try (ParquetFileReader reader = LakeFiles.openParquet(LakeFiles.parquetInput(part))) {
+            try (ParquetFileReader reader =
+                    ParquetFiles.openParquet(ParquetFiles.parquetInput(part))) {
                 reader.appendTo(writer);
             }
         }
