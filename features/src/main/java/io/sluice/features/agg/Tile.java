@@ -30,9 +30,10 @@ public final class Tile {
     private Set<String> ids;
 
     /**
-     * {@link TileCodec#encodeFine}'s bytes of the events as they are, or null: set by the first
-     * encoding, dropped by a change. Volatile because a checkpoint encodes tiles on another thread
-     * than the one that changes them.
+     * {@link TileCodec#encodeFine}'s bytes of the events as they were, or null: set by an encoding,
+     * kept by an event added at the end (they still encode the events before it, and the next
+     * encoding only appends), dropped by any other change. Volatile because a checkpoint encodes
+     * tiles on another thread than the one that changes them.
      */
     private volatile byte[] encoded;
 
@@ -100,8 +101,11 @@ public final class Tile {
             return false;
         }
         int at = Collections.binarySearch(events, event, ORDER);
-        events.add(at < 0 ? -at - 1 : at, event);
-        forgetEncoding();
+        int index = at < 0 ? -at - 1 : at;
+        if (index < events.size()) {
+            forgetEncoding(); // not at the end: the kept bytes no longer encode a prefix
+        }
+        events.add(index, event);
         return true;
     }
 

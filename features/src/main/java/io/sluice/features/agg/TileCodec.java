@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -52,13 +53,26 @@ public final class TileCodec {
      */
     public static byte[] encodeFine(Tile tile) {
         byte[] cached = tile.encoded();
-        if (cached != null) {
+        int size = tile.size();
+        // The kept bytes encode the tile's first events: all of them, or all but those added
+        // since at its end (Tile#add keeps them only then). A live tile grows at its end, so
+        // each change copies the bytes it had and encodes only its new events, instead of
+        // encoding every event again.
+        int done = cached == null ? 0 : encodedCount(cached);
+        if (done == size && cached != null) {
             return cached;
         }
-        Out out = new Out(64 + 48 * tile.size());
-        out.writeByte(FORMAT);
-        out.writeInt(tile.size());
-        for (EventEntry e : tile.events()) {
+        Out out = new Out((cached == null ? 64 : cached.length) + 48 * (size - done));
+        if (cached == null) {
+            out.writeByte(FORMAT);
+            out.writeInt(size);
+        } else {
+            out.write(cached);
+            out.setInt(1, size);
+        }
+        List<EventEntry> events = tile.events();
+        for (int i = done; i < size; i++) {
+            EventEntry e = events.get(i);
             out.writeLong(e.ts());
             out.writeUTF(e.id());
             out.writeShort(e.values().length);
@@ -69,6 +83,14 @@ public final class TileCodec {
         byte[] bytes = out.toByteArray();
         tile.encoded(bytes);
         return bytes;
+    }
+
+    /** How many events a fine tile's bytes hold (the int after the version byte). */
+    static int encodedCount(byte[] fine) {
+        return (fine[1] & 0xFF) << 24
+                | (fine[2] & 0xFF) << 16
+                | (fine[3] & 0xFF) << 8
+                | fine[4] & 0xFF;
     }
 
     public static Tile decodeFine(long start, byte[] payload) {
@@ -220,6 +242,19 @@ public final class TileCodec {
             ensure(4);
             for (int shift = 24; shift >= 0; shift -= 8) {
                 buffer[size++] = (byte) (v >>> shift);
+            }
+        }
+
+        void write(byte[] bytes) {
+            ensure(bytes.length);
+            System.arraycopy(bytes, 0, buffer, size, bytes.length);
+            size += bytes.length;
+        }
+
+        /** Overwrites the int at {@code offset}, which was written already. */
+        void setInt(int offset, int v) {
+            for (int i = 0; i < 4; i++) {
+                buffer[offset + i] = (byte) (v >>> (24 - 8 * i));
             }
         }
 

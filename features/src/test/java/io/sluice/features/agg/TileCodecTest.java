@@ -110,4 +110,77 @@ class TileCodecTest {
         assertThat(List.of(TileCodec.decodeFine(0, first).events().get(0).values()))
                 .containsExactly(1L, "x\u00e9");
     }
+
+    @Test
+    void aTileGrownAtItsEndEncodesAsIfEncodedAnewByteForByte() {
+        SplittableRandom random = new SplittableRandom(11);
+        int appended = 0;
+        for (int round = 0; round < 200; round++) {
+            Tile tile = new Tile(0);
+            long ts = 0;
+            for (int change = 0; change < 40; change++) {
+                int kind = random.nextInt(10);
+                if (kind < 7) {
+                    ts += random.nextInt(3); // at the end, sometimes at the same time
+                    appended++;
+                    tile.add(entry(random, ts, "e" + change));
+                } else if (kind < 9) {
+                    tile.add(entry(random, random.nextLong(ts + 1), "m" + change)); // anywhere
+                } else if (tile.size() > 0) {
+                    tile.remove(tile.events().get(random.nextInt(tile.size())).id());
+                }
+                if (random.nextInt(3) == 0) {
+                    byte[] kept = TileCodec.encodeFine(tile);
+                    byte[] fresh = TileCodec.encodeFine(new Tile(0, tile.events()));
+                    assertThat(kept).isEqualTo(fresh);
+                    assertThat(TileCodec.decodeFine(0, kept).events())
+                            .extracting(TileCodecTest::text)
+                            .containsExactlyElementsOf(
+                                    tile.events().stream().map(TileCodecTest::text).toList());
+                }
+            }
+        }
+        assertThat(appended).isGreaterThan(4_000);
+    }
+
+    @Test
+    void anEventAddedAtTheEndKeepsTheEncodingAsThePrefixItExtends() {
+        Tile tile = new Tile(0);
+        tile.add(new EventEntry(5, "b", new Object[] {1L}));
+        byte[] first = TileCodec.encodeFine(tile);
+        tile.add(new EventEntry(7, "c", new Object[] {2L}));
+        byte[] second = TileCodec.encodeFine(tile);
+        assertThat(second).startsWith(first[0]).hasSizeGreaterThan(first.length);
+        assertThat(TileCodec.encodedCount(second)).isEqualTo(2);
+        assertThat(java.util.Arrays.copyOfRange(second, 5, first.length))
+                .isEqualTo(java.util.Arrays.copyOfRange(first, 5, first.length));
+        // The bytes handed out before stay as they were: they may be in flight to a store.
+        assertThat(TileCodec.encodedCount(first)).isEqualTo(1);
+        assertThat(TileCodec.decodeFine(0, first).events())
+                .extracting(EventEntry::id)
+                .containsExactly("b");
+    }
+
+    private static EventEntry entry(SplittableRandom random, long ts, String id) {
+        Object value =
+                switch (random.nextInt(4)) {
+                    case 0 -> null;
+                    case 1 -> random.nextLong();
+                    case 2 -> random.nextDouble();
+                    default -> randomText(random);
+                };
+        return new EventEntry(ts, id, new Object[] {value, (long) random.nextInt(5)});
+    }
+
+    private static String text(EventEntry e) {
+        return e.ts() + "|" + e.id() + "|" + java.util.Arrays.asList(e.values());
+    }
+
+    private static String randomText(SplittableRandom random) {
+        StringBuilder text = new StringBuilder();
+        for (int i = random.nextInt(6); i > 0; i--) {
+            text.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+        }
+        return text.toString();
+    }
 }
