@@ -11,6 +11,7 @@ import io.sluice.features.log.FeatureLog;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.TileWrites;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.Schema;
@@ -119,7 +120,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         if (bufferedUnder != null && bufferedUnder != watermark) {
             // The buffer holds events that arrived under an earlier watermark: they are applied
             // as of that one, as if each had been applied when it came.
-            drain(bufferedUnder, ctx);
+            drain(bufferedUnder, ctx, true);
         }
         if (!event.retraction && !state.fine.contains(start)) {
             // A new tile: at its end it is logged; at its expiry it and the partials above it
@@ -148,8 +149,11 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
      * (the one they arrived under), then forgets them. Each tile they touch is read from state once
      * and written back once, however many events it takes: an entity's events come in bursts, and
      * most of an event's cost was reading and writing its tiles.
+     *
+     * @param markPending whether the changed tiles are marked to publish later; a drain that the
+     *     publish follows at once passes false and hands the returned batch to {@link #publish}
      */
-    private void drain(long watermark, Context ctx) throws Exception {
+    private TileBatch drain(long watermark, Context ctx, boolean markPending) throws Exception {
         TileBatch batch = new TileBatch(view, state, log, logSchema, ctx);
         for (Event event : buffer.get()) {
             if (event.retraction) {
@@ -158,9 +162,10 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
                 add(event, watermark, batch);
             }
         }
-        batch.writeBack();
+        batch.writeBack(markPending);
         buffer.clear();
         bufferWatermark.clear();
+        return batch;
     }
 
     private void add(Event event, long watermark, TileBatch batch) throws Exception {
@@ -232,11 +237,10 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<TileUpdate> out)
             throws Exception {
         Long bufferedUnder = bufferWatermark.value();
-        if (bufferedUnder != null) {
-            drain(bufferedUnder, ctx);
-        }
-        if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
-            publish(ctx.getCurrentKey(), out);
+        boolean publishing = ctx.timeDomain() == TimeDomain.PROCESSING_TIME;
+        TileBatch drained = bufferedUnder == null ? null : drain(bufferedUnder, ctx, !publishing);
+        if (publishing) {
+            publish(ctx.getCurrentKey(), drained, out);
             return;
         }
         // Event time: a tile's end (log it) or its expiry (evict it).
@@ -249,7 +253,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
                 fineStart,
                 Windows.floor(fineStart, view.coarseMillis()),
                 Windows.floor(fineStart, view.midMillis()))) {
-            publish(ctx.getCurrentKey(), out); // never evict what is still to be published
+            publish(ctx.getCurrentKey(), null, out); // never evict what is still to be published
         }
         state.fine.remove(fineStart);
         state.fineVersions.remove(fineStart);
@@ -268,35 +272,68 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         return version == null ? tile.size() : version;
     }
 
-    /** Emits every changed tile of the current entity once, in its newest state. */
-    private void publish(String entity, Collector<TileUpdate> out) throws Exception {
-        for (Map.Entry<Long, Long> e : state.pending.takeFine()) {
-            Tile tile = state.fine.get(e.getKey());
+    /**
+     * Emits every changed tile of the current entity once, in its newest state: those marked to
+     * publish, and those {@code drained} (if not null) changed, taken from it rather than read back
+     * from state.
+     */
+    private void publish(String entity, TileBatch drained, Collector<TileUpdate> out)
+            throws Exception {
+        Map<Long, Long> changed = drained == null ? Map.of() : drained.fineChanges();
+        for (Map.Entry<Long, Long> e : merged(state.pending.takeFine(), changed).entrySet()) {
+            long start = e.getKey();
+            boolean inBatch = changed.containsKey(start);
+            Tile tile = inBatch ? drained.changedTile(start) : state.fine.get(start);
             if (tile != null) {
-                long version = fineVersion(e.getKey(), tile);
+                long version = inBatch ? drained.fineVersion(start) : fineVersion(start, tile);
                 out.collect(
                         new TileUpdate(TileWrites.fine(view, entity, version, tile), e.getValue()));
             }
         }
-        for (Map.Entry<Long, Long> e : state.pending.takeMid()) {
-            byte[] payload = state.mid.get(e.getKey());
+        publishPartials(OnlineStore.Level.MID, state.pending.takeMid(), entity, drained, out);
+        publishPartials(OnlineStore.Level.COARSE, state.pending.takeCoarse(), entity, drained, out);
+    }
+
+    private void publishPartials(
+            OnlineStore.Level level,
+            List<Map.Entry<Long, Long>> pending,
+            String entity,
+            TileBatch drained,
+            Collector<TileUpdate> out)
+            throws Exception {
+        Map<Long, Long> changed = drained == null ? Map.of() : drained.partialChanges(level);
+        for (Map.Entry<Long, Long> e : merged(pending, changed).entrySet()) {
+            long start = e.getKey();
+            boolean inBatch = changed.containsKey(start);
+            byte[] payload =
+                    inBatch
+                            ? drained.partialsBytes(level, start)
+                            : state.partials(level).get(start);
             if (payload != null) {
-                long version = state.midVersions.get(e.getKey());
+                long version =
+                        inBatch
+                                ? drained.partialsVersion(level, start)
+                                : state.versions(level).get(start);
                 out.collect(
                         new TileUpdate(
-                                TileWrites.mid(view, entity, e.getKey(), version, payload),
+                                level == OnlineStore.Level.MID
+                                        ? TileWrites.mid(view, entity, start, version, payload)
+                                        : TileWrites.coarse(view, entity, start, version, payload),
                                 e.getValue()));
             }
         }
-        for (Map.Entry<Long, Long> e : state.pending.takeCoarse()) {
-            byte[] payload = state.coarse.get(e.getKey());
-            if (payload != null) {
-                long version = state.coarseVersions.get(e.getKey());
-                out.collect(
-                        new TileUpdate(
-                                TileWrites.coarse(view, entity, e.getKey(), version, payload),
-                                e.getValue()));
-            }
+    }
+
+    /** Tiles marked to publish and tiles just changed: start → newest event time of either. */
+    private static Map<Long, Long> merged(
+            List<Map.Entry<Long, Long>> pending, Map<Long, Long> changed) {
+        if (pending.isEmpty()) {
+            return changed;
         }
+        Map<Long, Long> all = new HashMap<>(changed);
+        for (Map.Entry<Long, Long> e : pending) {
+            all.merge(e.getKey(), e.getValue(), Math::max);
+        }
+        return all;
     }
 }

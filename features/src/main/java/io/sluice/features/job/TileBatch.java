@@ -33,6 +33,7 @@ final class TileBatch {
             List.of(new HashMap<>(), new HashMap<>());
     private final List<Map<Long, Long>> partialVersions = List.of(new HashMap<>(), new HashMap<>());
     private final List<Map<Long, Long>> partialNewest = List.of(new HashMap<>(), new HashMap<>());
+    private final List<Map<Long, byte[]>> encoded = List.of(new HashMap<>(), new HashMap<>());
 
     TileBatch(
             ViewDef view,
@@ -108,23 +109,63 @@ final class TileBatch {
         partialNewest.get(i).merge(start, eventTime, Math::max);
     }
 
-    /** Stores every changed tile with its version, and marks it to publish. */
-    void writeBack() throws Exception {
+    /**
+     * Stores every changed tile with its version. With {@code markPending} each is also marked to
+     * publish; without, the caller publishes them at once from this batch ({@link #fineChanges},
+     * {@link #partialChanges}), in the same timer callback, so no checkpoint can fall between the
+     * store and the publish and the marks would only be written to be read back.
+     */
+    void writeBack(boolean markPending) throws Exception {
         for (Map.Entry<Long, Long> e : fineNewest.entrySet()) {
             long start = e.getKey();
             state.fine.put(start, tiles.get(start));
             state.fineVersions.put(start, fineVersionsChanged.get(start));
-            state.pending.fine(start, e.getValue());
+            if (markPending) {
+                state.pending.fine(start, e.getValue());
+            }
         }
         for (OnlineStore.Level level : TileState.PARTIALS) {
             int i = TileState.slot(level);
             for (Map.Entry<Long, Long> e : partialNewest.get(i).entrySet()) {
                 long start = e.getKey();
-                state.partials(level)
-                        .put(start, TileCodec.encodeCoarse(partials.get(i).get(start)));
+                byte[] bytes = TileCodec.encodeCoarse(partials.get(i).get(start));
+                encoded.get(i).put(start, bytes);
+                state.partials(level).put(start, bytes);
                 state.versions(level).put(start, partialVersions.get(i).get(start));
-                state.pending.partials(level, start, e.getValue());
+                if (markPending) {
+                    state.pending.partials(level, start, e.getValue());
+                }
             }
         }
+    }
+
+    /** The changed fine tiles: start → newest event time among the changes. */
+    Map<Long, Long> fineChanges() {
+        return fineNewest;
+    }
+
+    /** The changed fine tile at {@code start}, as stored. */
+    Tile changedTile(long start) {
+        return tiles.get(start);
+    }
+
+    /** The stored version of the changed fine tile at {@code start}. */
+    long fineVersion(long start) {
+        return fineVersionsChanged.get(start);
+    }
+
+    /** The changed mid or coarse tiles: start → newest event time among the changes. */
+    Map<Long, Long> partialChanges(OnlineStore.Level level) {
+        return partialNewest.get(TileState.slot(level));
+    }
+
+    /** The stored bytes of the changed mid or coarse tile at {@code start}. */
+    byte[] partialsBytes(OnlineStore.Level level, long start) {
+        return encoded.get(TileState.slot(level)).get(start);
+    }
+
+    /** The stored version of the changed mid or coarse tile at {@code start}. */
+    long partialsVersion(OnlineStore.Level level, long start) {
+        return partialVersions.get(TileState.slot(level)).get(start);
     }
 }
