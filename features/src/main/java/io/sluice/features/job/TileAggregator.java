@@ -248,7 +248,24 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         if (ended != null && ended.size() > 0) {
             log(ctx.getCurrentKey(), ended, ctx);
         }
+        // Most of these timers are a tile's end with nothing expiring: only a tile that is there
+        // costs the pending check and the removals.
         long fineStart = timestamp - view.tileMillis() - 2 * view.ttlMillis();
+        boolean expires = state.fine.contains(fineStart);
+        long[] partialsExpiring = new long[TileState.PARTIALS.length];
+        for (OnlineStore.Level level : TileState.PARTIALS) {
+            long size = TileWrites.size(view, level);
+            long partialsStart = timestamp - size - 2 * view.ttlMillis();
+            boolean aligned = Math.floorMod(partialsStart, size) == 0;
+            partialsExpiring[TileState.slot(level)] =
+                    aligned && state.partials(level).contains(partialsStart)
+                            ? partialsStart
+                            : Long.MIN_VALUE;
+            expires |= partialsExpiring[TileState.slot(level)] != Long.MIN_VALUE;
+        }
+        if (!expires) {
+            return;
+        }
         if (state.pending.contains(
                 fineStart,
                 Windows.floor(fineStart, view.coarseMillis()),
@@ -258,9 +275,8 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         state.fine.remove(fineStart);
         state.fineVersions.remove(fineStart);
         for (OnlineStore.Level level : TileState.PARTIALS) {
-            long size = TileWrites.size(view, level);
-            long partialsStart = timestamp - size - 2 * view.ttlMillis();
-            if (Math.floorMod(partialsStart, size) == 0) {
+            long partialsStart = partialsExpiring[TileState.slot(level)];
+            if (partialsStart != Long.MIN_VALUE) {
                 state.partials(level).remove(partialsStart);
                 state.versions(level).remove(partialsStart);
             }
