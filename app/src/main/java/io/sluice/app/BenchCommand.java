@@ -8,6 +8,7 @@ import io.sluice.app.bench.ServeBenchmark;
 import io.sluice.app.bench.TrainingSetBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -176,10 +177,12 @@ final class BenchCommand {
 
         @Option(
                 names = "--rate",
-                defaultValue = "20000",
+                defaultValue = "5000,20000",
+                split = ",",
                 description =
-                        "Events per second for the freshness test (default ${DEFAULT-VALUE}).")
-        int rate;
+                        "Events per second for the freshness test, one load per rate (default"
+                                + " ${DEFAULT-VALUE}: the rates of the freshness goals).")
+        List<Integer> rates;
 
         @Option(
                 names = "--seconds",
@@ -191,7 +194,11 @@ final class BenchCommand {
 
         @Override
         public Integer call() throws Exception {
-            if (events < 1 || runs.count < 1 || parallelism < 1 || rate < 1 || seconds < 10) {
+            if (events < 1
+                    || runs.count < 1
+                    || parallelism < 1
+                    || rates.stream().anyMatch(r -> r < 1)
+                    || seconds < 10) {
                 throw new IllegalArgumentException(
                         "--events, --runs, --parallelism and --rate must be at least 1, --seconds"
                                 + " at least 10");
@@ -203,7 +210,7 @@ final class BenchCommand {
                                             events,
                                             runs.count,
                                             parallelism,
-                                            rate,
+                                            rates,
                                             java.time.Duration.ofSeconds(seconds),
                                             System.out)
                                     .run(work));
