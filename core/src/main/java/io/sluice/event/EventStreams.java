@@ -4,12 +4,10 @@ import io.sluice.config.KafkaConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.config.TableFormat;
 import io.sluice.schemas.Schemas;
-import java.time.Duration;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.connector.base.DeliveryGuarantee;
-import org.apache.flink.connector.base.source.reader.SourceReaderOptions;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
@@ -24,14 +22,6 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
  * so the lake and the features see the same accepted event set.
  */
 public final class EventStreams {
-
-    /**
-     * How long a finished or cancelled Kafka reader waits for its fetcher thread to stop. Flink
-     * 2.2's fetcher sometimes never stops (a shutdown hand-over it can drop, which looks like
-     * FLINK-40660), and the close then waits out the whole timeout: bounded runs in the build ended
-     * 30 s late, three times per build. A fetcher that does stop takes milliseconds.
-     */
-    static final Duration READER_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
     private EventStreams() {}
 
@@ -145,12 +135,6 @@ public final class EventStreams {
                                         : OffsetsInitializer.committedOffsets(
                                                 OffsetResetStrategy.EARLIEST))
                         .setDeserializer(new ParsingDeserializer(parseSpec(table)))
-                        // How long a finished or cancelled reader waits for its fetcher to stop
-                        // (Flink's default: 30 s); see READER_CLOSE_TIMEOUT. Kafka properties in
-                        // the config still override it.
-                        .setProperty(
-                                SourceReaderOptions.SOURCE_READER_CLOSE_TIMEOUT.key(),
-                                Long.toString(READER_CLOSE_TIMEOUT.toMillis()))
                         .setProperties(properties(kafka));
         if (bounded) {
             builder.setBounded(OffsetsInitializer.latest());
