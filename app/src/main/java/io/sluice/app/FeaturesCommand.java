@@ -143,7 +143,7 @@ final class FeaturesCommand extends StreamingJobCommand {
                         spec.commandLine().getOut())) {
             result =
                     Backfill.run(
-                            StreamExecutionEnvironment.getExecutionEnvironment(),
+                            Backfill.environment(),
                             cfg,
                             plan,
                             (done, total) -> progress.update(done));

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.SourceReaderOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.FileUtils;
@@ -24,10 +26,17 @@ public final class TestClusters {
 
     private TestClusters() {}
 
-    /** One task manager with two slots: parallelism 2, as on the 2-core machines CI runs on. */
+    /**
+     * One task manager with two slots: parallelism 2, as on the 2-core machines CI runs on. Its
+     * source readers wait 5 s, not Flink's 30, for a fetcher thread that does not stop, as a local
+     * backfill's do ({@code Backfill.environment}).
+     */
     public static MiniClusterExtension flink() {
+        Configuration conf = new Configuration();
+        conf.set(SourceReaderOptions.SOURCE_READER_CLOSE_TIMEOUT, 5_000L);
         return new MiniClusterExtension(
                 new MiniClusterResourceConfiguration.Builder()
+                        .setConfiguration(conf)
                         .setNumberTaskManagers(1)
                         .setNumberSlotsPerTaskManager(2)
                         .build());
