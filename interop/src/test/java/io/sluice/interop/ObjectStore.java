@@ -1,5 +1,6 @@
 package io.sluice.interop;
 
+import io.sluice.testing.ChildJava;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -54,18 +55,11 @@ final class ObjectStore implements AutoCloseable {
                                                 .getLocation()
                                                 .getPath())
                                 .toString());
+        List<String> command = ChildJava.command("-Xmx256m");
+        command.addAll(List.of("-cp", classPath, ObjectStoreMain.class.getName()));
+        command.addAll(List.of(dir.toString(), BUCKET));
         Process process =
-                new ProcessBuilder(
-                                List.of(
-                                        Path.of(System.getProperty("java.home"), "bin", "java")
-                                                .toString(),
-                                        "-Xmx256m",
-                                        "-XX:TieredStopAtLevel=1",
-                                        "-cp",
-                                        classPath,
-                                        ObjectStoreMain.class.getName(),
-                                        dir.toString(),
-                                        BUCKET))
+                new ProcessBuilder(command)
                         .redirectError(Files.createTempFile("object-store", ".err").toFile())
                         .start();
         BufferedReader out =
