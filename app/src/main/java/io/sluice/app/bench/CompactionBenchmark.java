@@ -1,6 +1,5 @@
 package io.sluice.app.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.app.Progress;
 import io.sluice.app.ReferenceConfig;
 import io.sluice.compact.HourCompactor;
@@ -8,7 +7,6 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
-import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFileSystem;
 import io.sluice.lake.LakeFiles;
@@ -18,12 +16,6 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -47,10 +39,6 @@ import org.apache.parquet.io.LocalOutputFile;
  * time.
  */
 public final class CompactionBenchmark {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int LOOKUP_KEYS = 25;
-    private static final int LOOKUP_REPEATS = 5;
 
     private final long events;
     private final int runs;
@@ -141,8 +129,8 @@ public final class CompactionBenchmark {
                 s3 ? s3Run(table, workDir, rawHour, partition, rows, plain, oneThread, cores) : "";
 
         Path warehouseHour = Path.of(compactor.warehouseHour(partition));
-        Lookups lookups = lookups(table, warehouseHour, plain, false);
-        Lookups cached = lookups(table, warehouseHour, plain, true);
+        PointLookups lookups = PointLookups.measure(table, warehouseHour, plain, false);
+        PointLookups cached = PointLookups.measure(table, warehouseHour, plain, true);
         long warehouseBytes = sizeOf(warehouseHour, ".parquet");
         long plainBytes = Files.size(plain);
         return String.join(
@@ -159,7 +147,7 @@ public final class CompactionBenchmark {
                                 + " sort, ZSTD, bloom filter, untruncated statistics, atomic"
                                 + " publish), with its bucket files written on one thread and then"
                                 + " on all cores. One unmeasured round first.",
-                        events, runs, rows, lookups.distinctKeys, table.buckets()),
+                        events, runs, rows, lookups.distinctKeys(), table.buckets()),
                 "",
                 "| measure | median | runs |",
                 "|---|---|---|",
@@ -198,31 +186,31 @@ public final class CompactionBenchmark {
                                 + " spread over the popularity range, %d timed repeats each"
                                 + " (medians over all of them); bytes from DuckDB's profiler"
                                 + " (`io.total_bytes_read`).",
-                        lookups.duckdbVersion, LOOKUP_KEYS, LOOKUP_REPEATS),
+                        lookups.duckdbVersion(), PointLookups.KEYS, PointLookups.REPEATS),
                 "",
                 "| lookup of one key in one hour | bytes read (median) | time ms (median) |",
                 "|---|---|---|",
                 String.format(
                         "| plain copy (unbucketed, unsorted, parquet-java defaults) | %,.0f |"
                                 + " %.2f |",
-                        lookups.plainBytes, lookups.plainMillis),
+                        lookups.plainBytes(), lookups.plainMillis()),
                 String.format(
                         "| warehouse hour, all %d files (`*.parquet`: bloom filters and"
                                 + " statistics prune) | %,.0f | %.2f |",
-                        table.buckets(), lookups.warehouseBytes, lookups.warehouseMillis),
+                        table.buckets(), lookups.warehouseBytes(), lookups.warehouseMillis()),
                 String.format(
                         "| warehouse hour, the key's bucket file only (what a bucket-aware"
                                 + " reader opens) | %,.0f | %.2f |",
-                        lookups.bucketBytes, lookups.bucketMillis),
+                        lookups.bucketBytes(), lookups.bucketMillis()),
                 String.format(
                         "| **plain ÷ warehouse, all files** (goal ≥ 10× bytes, ≥ 5× time) |"
                                 + " **%.1f×** | **%.1f×** |",
-                        lookups.plainBytes / lookups.warehouseBytes,
-                        lookups.plainMillis / lookups.warehouseMillis),
+                        lookups.plainBytes() / lookups.warehouseBytes(),
+                        lookups.plainMillis() / lookups.warehouseMillis()),
                 String.format(
                         "| **plain ÷ warehouse, bucket file** | **%.1f×** | **%.1f×** |",
-                        lookups.plainBytes / lookups.bucketBytes,
-                        lookups.plainMillis / lookups.bucketMillis),
+                        lookups.plainBytes() / lookups.bucketBytes(),
+                        lookups.plainMillis() / lookups.bucketMillis()),
                 "",
                 "The same lookups with DuckDB's Parquet footer cache on (`SET"
                         + " parquet_metadata_cache = true`, what a long-lived reader such as a"
@@ -232,22 +220,22 @@ public final class CompactionBenchmark {
                         + " (median) |",
                 "|---|---|---|",
                 String.format(
-                        "| plain copy | %,.0f | %.2f |", cached.plainBytes, cached.plainMillis),
+                        "| plain copy | %,.0f | %.2f |", cached.plainBytes(), cached.plainMillis()),
                 String.format(
                         "| warehouse hour, all %d files | %,.0f | %.2f |",
-                        table.buckets(), cached.warehouseBytes, cached.warehouseMillis),
+                        table.buckets(), cached.warehouseBytes(), cached.warehouseMillis()),
                 String.format(
                         "| warehouse hour, bucket file | %,.0f | %.2f |",
-                        cached.bucketBytes, cached.bucketMillis),
+                        cached.bucketBytes(), cached.bucketMillis()),
                 String.format(
                         "| **plain ÷ warehouse, all files** (goal ≥ 10× bytes, ≥ 5× time) |"
                                 + " **%.1f×** | **%.1f×** |",
-                        cached.plainBytes / cached.warehouseBytes,
-                        cached.plainMillis / cached.warehouseMillis),
+                        cached.plainBytes() / cached.warehouseBytes(),
+                        cached.plainMillis() / cached.warehouseMillis()),
                 String.format(
                         "| **plain ÷ warehouse, bucket file** | **%.1f×** | **%.1f×** |",
-                        cached.plainBytes / cached.bucketBytes,
-                        cached.plainMillis / cached.bucketMillis),
+                        cached.plainBytes() / cached.bucketBytes(),
+                        cached.plainMillis() / cached.bucketMillis()),
                 "",
                 "Measured " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ".");
     }
@@ -368,144 +356,6 @@ public final class CompactionBenchmark {
                     }
                 }
             }
-        }
-    }
-
-    private record Lookups(
-            String duckdbVersion,
-            long distinctKeys,
-            double plainBytes,
-            double plainMillis,
-            double warehouseBytes,
-            double warehouseMillis,
-            double bucketBytes,
-            double bucketMillis) {}
-
-    private Lookups lookups(
-            TableConfig table, Path warehouseHour, Path plain, boolean metadataCache)
-            throws Exception {
-        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
-            String version = scalar(duck, "select version()");
-            if (metadataCache) {
-                try (Statement st = duck.createStatement()) {
-                    st.execute("set parquet_metadata_cache = true");
-                }
-            }
-            List<String> byPopularity = new ArrayList<>();
-            try (Statement st = duck.createStatement();
-                    ResultSet rs =
-                            st.executeQuery(
-                                    "select "
-                                            + table.key()
-                                            + " from read_parquet('"
-                                            + plain
-                                            + "') group by all order by count(*) desc, 1")) {
-                while (rs.next()) {
-                    byPopularity.add(rs.getString(1));
-                }
-            }
-            List<String> keys = new ArrayList<>();
-            for (int i = 0; i < LOOKUP_KEYS; i++) {
-                keys.add(byPopularity.get((int) ((long) i * byPopularity.size() / LOOKUP_KEYS)));
-            }
-            String column = table.key();
-            String plainSql =
-                    "select * from read_parquet('" + plain + "') where " + column + " = ?";
-            String allSql =
-                    "select * from read_parquet('"
-                            + warehouseHour
-                            + "/*.parquet') where "
-                            + column
-                            + " = ?";
-            List<Double> pb = new ArrayList<>();
-            List<Double> pt = new ArrayList<>();
-            List<Double> wb = new ArrayList<>();
-            List<Double> wt = new ArrayList<>();
-            List<Double> bb = new ArrayList<>();
-            List<Double> bt = new ArrayList<>();
-            Path profile = Files.createTempFile("sluice-duckdb-profile-", ".json");
-            for (String key : keys) {
-                String bucketSql =
-                        String.format(
-                                "select * from read_parquet('%s/%06d_0_*.parquet') where %s = ?",
-                                warehouseHour, HiveBucketing.bucket(key, table.buckets()), column);
-                long expected = -1;
-                for (String[] q :
-                        new String[][] {{plainSql, "p"}, {allSql, "w"}, {bucketSql, "b"}}) {
-                    double bytes = bytesRead(duck, q[0], key, profile);
-                    long found = count(duck, q[0], key);
-                    if (expected >= 0 && found != expected) {
-                        throw new IllegalStateException(
-                                "lookups disagree for " + key + ": " + found + " vs " + expected);
-                    }
-                    expected = found;
-                    for (int r = 0; r < LOOKUP_REPEATS; r++) {
-                        long t = System.nanoTime();
-                        count(duck, q[0], key);
-                        double ms = (System.nanoTime() - t) / 1e6;
-                        switch (q[1]) {
-                            case "p" -> pt.add(ms);
-                            case "w" -> wt.add(ms);
-                            default -> bt.add(ms);
-                        }
-                    }
-                    switch (q[1]) {
-                        case "p" -> pb.add(bytes);
-                        case "w" -> wb.add(bytes);
-                        default -> bb.add(bytes);
-                    }
-                }
-            }
-            Files.deleteIfExists(profile);
-            return new Lookups(
-                    version,
-                    byPopularity.size(),
-                    BenchmarkReport.median(pb),
-                    BenchmarkReport.median(pt),
-                    BenchmarkReport.median(wb),
-                    BenchmarkReport.median(wt),
-                    BenchmarkReport.median(bb),
-                    BenchmarkReport.median(bt));
-        }
-    }
-
-    /** Runs the lookup once with DuckDB's JSON profiler on and returns the bytes it read. */
-    private static double bytesRead(Connection duck, String sql, String key, Path profile)
-            throws SQLException, IOException {
-        try (Statement st = duck.createStatement()) {
-            st.execute("pragma enable_profiling = 'json'");
-            st.execute("pragma profiling_output = '" + profile + "'");
-        }
-        count(duck, sql, key);
-        try (Statement st = duck.createStatement()) {
-            st.execute("pragma disable_profiling");
-        }
-        return JSON.readTree(profile.toFile()).path("io").path("total_bytes_read").asDouble();
-    }
-
-    /** Runs a lookup, reading every row and column it returns; returns the row count. */
-    private static long count(Connection duck, String sql, String key) throws SQLException {
-        try (PreparedStatement ps = duck.prepareStatement(sql)) {
-            ps.setString(1, key);
-            long n = 0;
-            try (ResultSet rs = ps.executeQuery()) {
-                int columns = rs.getMetaData().getColumnCount();
-                while (rs.next()) {
-                    for (int c = 1; c <= columns; c++) {
-                        rs.getObject(c);
-                    }
-                    n++;
-                }
-            }
-            return n;
-        }
-    }
-
-    private static String scalar(Connection duck, String sql) throws SQLException {
-        try (Statement st = duck.createStatement();
-                ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
         }
     }
 
