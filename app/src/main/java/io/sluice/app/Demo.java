@@ -2,7 +2,6 @@ package io.sluice.app;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.sluice.catalog.LakeCatalog;
 import io.sluice.compact.CompactJob;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
@@ -20,14 +19,12 @@ import io.sluice.generate.GeneratorStats;
 import io.sluice.ingest.IngestJob;
 import io.sluice.kafka.EmbeddedKafka;
 import io.sluice.lake.LakeFileSystem;
-import io.sluice.lake.LakeFiles;
 import io.sluice.lake.LandingScan;
 import io.sluice.lake.WarehouseManifest;
 import io.sluice.s3.LocalS3;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -366,65 +363,6 @@ final class Demo {
     }
 
     /** Checks what landed against what was generated; returns whether every count holds. */
-    /**
-     * Whether each table's Iceberg table, in its current snapshot, holds exactly the warehouse's
-     * files and rows, with one snapshot per compacted hour; the figures go to the summary.
-     */
-    private boolean icebergMatchesWarehouse(SluiceConfig config) throws IOException {
-        long rows = 0;
-        long snapshots = 0;
-        boolean same = true;
-        try (LakeCatalog catalog = LakeCatalog.open(config)) {
-            for (TableConfig t : config.tables()) {
-                org.apache.iceberg.Table table =
-                        catalog.catalog().loadTable(catalog.identifier(t.name()));
-                Set<String> files = new HashSet<>();
-                try (var tasks = table.newScan().planFiles()) {
-                    for (var task : tasks) {
-                        files.add(URI.create(task.file().location()).getPath());
-                        rows += task.file().recordCount();
-                    }
-                }
-                Set<String> warehouse = new HashSet<>();
-                List<WarehouseManifest> hours =
-                        WarehouseManifest.readAll(config.tablePath("warehouse", t.name()));
-                for (WarehouseManifest m : hours) {
-                    URI hour =
-                            LakeFiles.resolve(
-                                    config.tablePath("warehouse", t.name()), m.partition());
-                    m.files()
-                            .forEach(
-                                    f ->
-                                            warehouse.add(
-                                                    LakeFiles.resolve(hour, f.name()).getPath()));
-                }
-                long tableSnapshots = 0;
-                for (var ignored : table.snapshots()) {
-                    tableSnapshots++;
-                }
-                snapshots += tableSnapshots;
-                same &= files.equals(warehouse) && tableSnapshots == hours.size();
-            }
-            summary.put(
-                    "iceberg_tables",
-                    catalog.catalog()
-                            .listTables(
-                                    org.apache.iceberg.catalog.Namespace.of(
-                                            config.catalog().namespace()))
-                            .size());
-        }
-        summary.put("iceberg_rows", rows);
-        summary.put("iceberg_snapshots", snapshots);
-        summary.put("iceberg_matches_warehouse", same);
-        out.printf(
-                "verify: Iceberg catalog %s: %,d rows, %d snapshots, files %s the warehouse's%n",
-                config.catalog().sqlitePathOrUri(),
-                rows,
-                snapshots,
-                same ? "are exactly" : "DIFFER from");
-        return same;
-    }
-
     private boolean verify(SluiceConfig config, GeneratorStats generated) throws IOException {
         long rows = 0;
         long misplaced = 0;
@@ -462,7 +400,9 @@ final class Demo {
         summary.put("warehouse_rows", warehouseRows);
         summary.put("warehouse_hours", warehouseHours);
         summary.put("warehouse_duplicates_removed", duplicatesRemoved);
-        boolean icebergOk = !config.catalog().isEnabled() || icebergMatchesWarehouse(config);
+        boolean icebergOk =
+                !config.catalog().isEnabled()
+                        || DemoIcebergCheck.matchesWarehouse(config, summary, out);
         boolean ok =
                 icebergOk
                         && rows == generated.valid()
