@@ -59,7 +59,7 @@ final class SpineFormat implements BulkFormat<GenericRecord, FileSourceSplit> {
                     parquet
                             ? Spine.parquet(
                                     ParquetFiles.parquetInput(stream, split.fileSize()), name)
-                            : Spine.csv(
+                            : SpineCsv.rows(
                                     new InputStreamReader(stream, StandardCharsets.UTF_8),
                                     name,
                                     new Schema.Parser().parse(spineSchema));

@@ -64,9 +64,9 @@ class SpineCsvTest {
     void shouldNameTheLineAndColumnOfAValueThatChangedBetweenPasses() throws Exception {
         Path csv = dir.resolve("spine.csv");
         Files.writeString(csv, "user_id,label\nu1,1\nu2,2\n");
-        Schema typed = Spine.csvSchema(csv, Set.of("user_id"));
+        Schema typed = SpineCsv.schema(csv, Set.of("user_id"));
         Files.writeString(csv, "user_id,label\nu1,1\nu2,two\n");
-        try (Spine.Rows rows = Spine.csv(Files.newBufferedReader(csv), csv.toString(), typed)) {
+        try (Spine.Rows rows = SpineCsv.rows(Files.newBufferedReader(csv), csv.toString(), typed)) {
             assertThat(rows.next().get("label")).isEqualTo(1L);
             assertThatThrownBy(rows::next)
                     .isInstanceOf(IllegalArgumentException.class)
