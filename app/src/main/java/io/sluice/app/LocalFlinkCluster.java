@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -124,11 +123,12 @@ final class LocalFlinkCluster implements AutoCloseable {
      */
     static LocalFlinkCluster start(Options options, PrintWriter out)
             throws IOException, InterruptedException {
-        List<String> classPath = classPath(options.lib());
+        List<String> classPath = LocalClusterConfig.classPath(options.lib());
         int rest = options.restPort() == 0 ? freePort() : options.restPort();
         LocalFlinkCluster cluster = new LocalFlinkCluster(options, out, classPath, rest);
         try {
-            cluster.writeConfig(freePort());
+            LocalClusterConfig.write(
+                    options, cluster.conf, cluster.logs, cluster.plugins, freePort(), rest, out);
             cluster.startJobManager();
             cluster.startTaskManager();
             cluster.awaitTaskManager(Duration.ofMinutes(3));
@@ -147,112 +147,6 @@ final class LocalFlinkCluster implements AutoCloseable {
     /** Completes with the exit status the cluster ends with: 1 when its job manager died. */
     CompletableFuture<Integer> stopped() {
         return stopped;
-    }
-
-    /** Flink's jars in {@code lib}, which must hold its runtime and nothing of Sluice. */
-    static List<String> classPath(Path lib) {
-        List<String> jars;
-        try (Stream<Path> files = Files.list(lib)) {
-            jars =
-                    files.filter(f -> f.getFileName().toString().endsWith(".jar"))
-                            .map(f -> f.toAbsolutePath().toString())
-                            .sorted()
-                            .toList();
-        } catch (IOException e) {
-            throw new IllegalArgumentException(
-                    "--flink-lib: cannot list " + lib + " (" + e.getMessage() + ")", e);
-        }
-        if (jars.stream()
-                .noneMatch(j -> Path.of(j).getFileName().toString().startsWith("flink-runtime-"))) {
-            throw new IllegalArgumentException(
-                    "--flink-lib: "
-                            + lib
-                            + " holds no flink-runtime jar; ./mvnw package builds it in"
-                            + " cluster/target/flink-lib");
-        }
-        if (jars.stream().anyMatch(j -> Path.of(j).getFileName().toString().startsWith("sluice"))) {
-            throw new IllegalArgumentException(
-                    "--flink-lib: "
-                            + lib
-                            + " holds a Sluice jar: jobs must reach the cluster as a job jar");
-        }
-        return jars;
-    }
-
-    private void writeConfig(int rpcPort) throws IOException {
-        Files.createDirectories(conf);
-        Files.createDirectories(logs);
-        // Flink's optional file systems, none by default (an s3: lake would need the S3 plugin
-        // here and the cluster's s3.* settings).
-        Files.createDirectories(plugins);
-        Path tmp = Files.createDirectories(options.dir().resolve("tmp")).toAbsolutePath();
-        String yaml =
-                """
-                # Written by `sluice cluster`: a standalone session cluster on this machine.
-                jobmanager.rpc.address: 127.0.0.1
-                jobmanager.rpc.port: %d
-                jobmanager.bind-host: 127.0.0.1
-                jobmanager.memory.process.size: %s
-                taskmanager.host: 127.0.0.1
-                taskmanager.bind-host: 127.0.0.1
-                taskmanager.memory.process.size: %s
-                # The jobs keep their state on the heap (hashmap): little managed memory.
-                taskmanager.memory.managed.fraction: 0.1
-                taskmanager.numberOfTaskSlots: %d
-                parallelism.default: %d
-                # The REST API (and web UI) on this machine only: it runs any jar it is sent.
-                rest.address: 127.0.0.1
-                rest.bind-address: 127.0.0.1
-                rest.port: %d
-                # The shaded job jar is larger than the default limit of 100 MiB.
-                rest.server.max-content-length: 536870912
-                web.tmpdir: %s
-                io.tmp.dirs: %s
-                # A lost task manager is noticed within seconds (its heartbeat RPCs fail) ...
-                heartbeat.interval: 1000
-                heartbeat.timeout: 20000
-                # ... and each job is restarted from its latest checkpoint; a restart waits up to
-                # slot.request.timeout for a task manager to offer slots, such as the new one
-                # started when the old one died.
-                restart-strategy.type: exponential-delay
-                restart-strategy.exponential-delay.initial-backoff: 1s
-                restart-strategy.exponential-delay.max-backoff: 10s
-                slot.request.timeout: 300000
-                """
-                        .formatted(
-                                rpcPort,
-                                options.jobManagerMemory(),
-                                options.taskManagerMemory(),
-                                options.slots(),
-                                options.parallelism(),
-                                restPort,
-                                tmp,
-                                tmp);
-        if (!options.javaOpts().isBlank()) {
-            // As Flink's scripts do, the job and task managers start with these flags.
-            yaml +=
-                    CoreOptions.FLINK_JVM_OPTIONS.key()
-                            + ": \""
-                            + options.javaOpts().replace("\\", "\\\\").replace("\"", "\\\"")
-                            + "\"\n";
-        }
-        Files.writeString(conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME), yaml);
-        Files.writeString(
-                conf.resolve("log4j.properties"),
-                """
-                rootLogger.level = INFO
-                rootLogger.appenderRef.file.ref = MainAppender
-                appender.main.name = MainAppender
-                appender.main.type = File
-                appender.main.append = false
-                appender.main.fileName = ${sys:log.file}
-                appender.main.layout.type = PatternLayout
-                appender.main.layout.pattern = %d{yyyy-MM-dd HH:mm:ss,SSS} %-5p %-60c %x - %m%n
-                logger.kafka.name = org.apache.kafka
-                logger.kafka.level = WARN
-                """);
-        out.println("config: " + conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME));
-        out.flush();
     }
 
     private Configuration flinkConfig() {
