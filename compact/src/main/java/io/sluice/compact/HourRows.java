@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -67,6 +68,10 @@ final class HourRows {
     private final int timePos;
     private final int idPos;
     private final Schema idOnly;
+
+    /** The current schema's key, event time and id fields only, in its order. */
+    private final Schema sortFields;
+
     private final ThreadLocal<IdReader> idReaders;
 
     HourRows(TableConfig table) {
@@ -83,6 +88,17 @@ final class HourRows {
                         schema.getNamespace(),
                         false,
                         List.of(new Schema.Field(id, id.schema())));
+        Set<String> sorting = Set.copyOf(List.of(table.key(), table.eventTime(), table.id()));
+        this.sortFields =
+                Schema.createRecord(
+                        schema.getName(),
+                        null,
+                        schema.getNamespace(),
+                        false,
+                        schema.getFields().stream()
+                                .filter(f -> sorting.contains(f.name()))
+                                .map(f -> new Schema.Field(f, f.schema()))
+                                .toList());
         this.idReaders = ThreadLocal.withInitial(IdReader::new);
     }
 
@@ -106,54 +122,128 @@ final class HourRows {
         return rows;
     }
 
-    /** Like {@link #read(URI, int, long)}, handing the rows to {@code sink} as they are read. */
+    /**
+     * Like {@link #read(URI, int, long)}, handing the rows to {@code sink} as they are read.
+     *
+     * <p>A file written in the table's current schema (every file, until the schema evolves) keeps
+     * each row's bytes as they are in the file: only the key, time and id are decoded, the other
+     * fields skipped, and the row's span of the block is copied. A file in an older schema is
+     * decoded whole into the current one and each row encoded again.
+     */
     void read(URI file, int fileIndex, long expectedRows, RowSink sink) throws IOException {
         Schema schema = table.schema();
-        GenericDatumWriter<GenericRecord> encoder = new GenericDatumWriter<>(schema);
-        ByteArrayOutputStream buffer = new ByteArrayOutputStream(512);
-        BinaryEncoder binary = null;
-        Map<Object, Object> keys = new HashMap<>();
-        int buckets = table.buckets();
-        long seq = (long) fileIndex << 40;
-        long count = 0;
+        FileRows rows = new FileRows((long) fileIndex << 40, sink);
         try (InputStream in = LakeFiles.open(file);
                 DataFileStream<GenericRecord> stream =
                         new DataFileStream<>(in, new GenericDatumReader<>(null, schema))) {
-            GenericRecord record = null;
-            while (stream.hasNext()) {
-                record = stream.next(record);
-                Object raw = record.get(keyPos);
-                Object key = keys.get(raw);
-                if (key == null) {
-                    if (keys.size() >= MAX_SHARED_KEYS) {
-                        // Sharing only saves memory; a file with very many keys need not
-                        // hold them all.
-                        keys.clear();
-                    }
-                    key = stable(raw);
-                    keys.put(key, key);
-                }
-                buffer.reset();
-                binary = EncoderFactory.get().directBinaryEncoder(buffer, binary);
-                encoder.write(record, binary);
-                count++;
-                sink.accept(
-                        new Row(
-                                buffer.toByteArray(),
-                                key,
-                                ((Number) record.get(timePos)).longValue(),
-                                hash64(record.get(idPos)),
-                                HiveBucketing.bucket(key, buckets),
-                                seq++));
+            if (stream.getSchema().equals(schema)) {
+                readVerbatim(stream, rows);
+            } else {
+                readResolved(stream, schema, rows);
             }
         }
-        if (count != expectedRows) {
+        if (rows.count != expectedRows) {
             throw new IOException(
                     file
                             + " holds "
-                            + count
+                            + rows.count
                             + " rows but its landing manifest says "
                             + expectedRows);
+        }
+    }
+
+    /** Each block's rows, their bytes copied from the block, their sort fields decoded. */
+    private void readVerbatim(DataFileStream<GenericRecord> stream, FileRows rows)
+            throws IOException {
+        GenericDatumReader<GenericData.Record> reader =
+                new GenericDatumReader<>(table.schema(), sortFields);
+        int key = sortFields.getField(table.key()).pos();
+        int time = sortFields.getField(table.eventTime()).pos();
+        int id = sortFields.getField(table.id()).pos();
+        BinaryDecoder decoder = null;
+        GenericData.Record record = null;
+        while (stream.hasNext()) {
+            long n = stream.getBlockCount();
+            ByteBuffer block = stream.nextBlock();
+            byte[] bytes;
+            int start;
+            if (block.hasArray()) {
+                bytes = block.array();
+                start = block.arrayOffset() + block.position();
+            } else {
+                bytes = new byte[block.remaining()];
+                block.get(bytes);
+                start = 0;
+            }
+            int end = start + (block.hasArray() ? block.remaining() : bytes.length);
+            decoder = DecoderFactory.get().binaryDecoder(bytes, start, end - start, decoder);
+            // The bytes the decoder has not consumed yet: a row's span is the difference.
+            InputStream unread = decoder.inputStream();
+            for (long i = 0; i < n; i++) {
+                int from = end - unread.available();
+                record = reader.read(record, decoder);
+                int to = end - unread.available();
+                rows.add(
+                        record.get(key),
+                        ((Number) record.get(time)).longValue(),
+                        record.get(id),
+                        Arrays.copyOfRange(bytes, from, to));
+            }
+        }
+    }
+
+    /** Each row decoded into {@code schema} and encoded again. */
+    private void readResolved(DataFileStream<GenericRecord> stream, Schema schema, FileRows rows)
+            throws IOException {
+        GenericDatumWriter<GenericRecord> encoder = new GenericDatumWriter<>(schema);
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream(512);
+        BinaryEncoder binary = null;
+        GenericRecord record = null;
+        while (stream.hasNext()) {
+            record = stream.next(record);
+            buffer.reset();
+            binary = EncoderFactory.get().directBinaryEncoder(buffer, binary);
+            encoder.write(record, binary);
+            rows.add(
+                    record.get(keyPos),
+                    ((Number) record.get(timePos)).longValue(),
+                    record.get(idPos),
+                    buffer.toByteArray());
+        }
+    }
+
+    /** The rows of one file as they are read: numbered, their keys shared, handed on. */
+    private final class FileRows {
+        private final Map<Object, Object> keys = new HashMap<>();
+        private final RowSink sink;
+        private long seq;
+        long count;
+
+        FileRows(long firstSeq, RowSink sink) {
+            this.seq = firstSeq;
+            this.sink = sink;
+        }
+
+        void add(Object rawKey, long time, Object id, byte[] payload) throws IOException {
+            Object key = keys.get(rawKey);
+            if (key == null) {
+                if (keys.size() >= MAX_SHARED_KEYS) {
+                    // Sharing only saves memory; a file with very many keys need not hold them
+                    // all.
+                    keys.clear();
+                }
+                key = stable(rawKey);
+                keys.put(key, key);
+            }
+            count++;
+            sink.accept(
+                    new Row(
+                            payload,
+                            key,
+                            time,
+                            hash64(id),
+                            HiveBucketing.bucket(key, table.buckets()),
+                            seq++));
         }
     }
 
