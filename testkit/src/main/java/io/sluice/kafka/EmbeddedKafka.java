@@ -235,6 +235,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         // default (15 min) would reject its producers.
         props.put("transaction.max.timeout.ms", String.valueOf(Duration.ofHours(1).toMillis()));
         props.put("group.initial.rebalance.delay.ms", "0");
+        // A broker restarted after a crash (`sluice kafka` SIGKILLed) re-registers only once its
+        // controller has let the old session expire: Kafka's 9 s default, 3 s here. The broker and
+        // its controller share one JVM, so a heartbeat is never delayed by the network.
+        props.put("broker.session.timeout.ms", "3000");
+        props.put("broker.heartbeat.interval.ms", "750");
         props.put("auto.create.topics.enable", "false");
 
         // Keep footprint small since several brokers may share one test JVM. The cleaner's
