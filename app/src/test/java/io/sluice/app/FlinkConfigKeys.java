@@ -56,11 +56,15 @@ final class FlinkConfigKeys {
     /**
      * Classes whose constants are options, by Flink's naming convention for them. Not the
      * connectors' and formats' options (a Kafka source's {@code topic}, a format's {@code
-     * avro.codec}): those configure one source, sink or table, never the cluster.
+     * avro.codec}): those configure one source, sink or table, never the cluster. The exception is
+     * the source readers' own options ({@code source.reader.close.timeout}), which every source's
+     * reader reads from the job's configuration.
      */
     private static final Pattern OPTIONS_CLASS =
             Pattern.compile(
-                    "org/apache/flink/(?!.*shaded/)(?!connector/|streaming/connectors/|formats/)"
+                    "org/apache/flink/(?!.*shaded/)"
+                            + "(?!connector/(?!base/source/reader/SourceReaderOptions)"
+                            + "|streaming/connectors/|formats/)"
                             + "[^$]*Options\\.class");
 
     /** The S3 file system's classes that may declare options (today its factory does). */

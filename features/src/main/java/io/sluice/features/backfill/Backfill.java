@@ -54,7 +54,7 @@ public final class Backfill {
      * Flink's default of 30 s before the job can finish: backfills in the build ended 30 s late,
      * three times per build. A fetcher that does stop takes milliseconds.
      */
-    static final long READER_CLOSE_TIMEOUT_MILLIS = 5_000;
+    public static final long READER_CLOSE_TIMEOUT_MILLIS = 5_000;
 
     private Backfill() {}
 

@@ -249,6 +249,11 @@ public final class TrainingSetBuilder {
             conf.set(
                     org.apache.flink.configuration.HeartbeatManagerOptions.HEARTBEAT_INTERVAL,
                     java.time.Duration.ofSeconds(1));
+            // Its file sources' readers close as a local backfill's do (Backfill.environment).
+            conf.set(
+                    org.apache.flink.connector.base.source.reader.SourceReaderOptions
+                            .SOURCE_READER_CLOSE_TIMEOUT,
+                    io.sluice.features.backfill.Backfill.READER_CLOSE_TIMEOUT_MILLIS);
             StreamExecutionEnvironment env =
                     StreamExecutionEnvironment.getExecutionEnvironment(conf);
             env.setParallelism(parallelism);
