@@ -16,35 +16,15 @@ import io.sluice.lake.WarehouseManifest;
 import io.sluice.lake.WarehouseSchema;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InterruptedIOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
-import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.DecoderFactory;
-import org.apache.parquet.hadoop.ParquetWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,7 +94,6 @@ public final class HourCompactor {
 
     private static final Logger LOG = LoggerFactory.getLogger(HourCompactor.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int DIGEST_CHARS = 16;
 
     private final TableConfig table;
     private final URI stagingRoot;
@@ -123,7 +102,7 @@ public final class HourCompactor {
     private final WarehouseHours hours;
     private final int threads;
     private final long memoryBudget;
-    private final IntConsumer afterBucket;
+    private final BucketFiles bucketFiles;
 
     /** Commits to the table's Iceberg table after each publish; null without a catalog. */
     private final IcebergCommits iceberg;
@@ -196,9 +175,9 @@ public final class HourCompactor {
         this.table = table;
         this.threads = threads;
         this.memoryBudget = memoryBudget;
-        this.afterBucket = afterBucket;
         this.stagingRoot = LakeFiles.resolve(root, "_staging/compact/" + table.name());
         this.warehouseSchema = WarehouseSchema.of(table.schema());
+        this.bucketFiles = new BucketFiles(table, warehouseSchema, afterBucket);
         this.hourRows = new HourRows(table);
         this.hours = new WarehouseHours(table, root);
         this.iceberg =
@@ -365,7 +344,7 @@ public final class HourCompactor {
                         warehouseHour(partition), stagingRoot, partition.replace('/', '_'))) {
             IcebergCommits.Hour committed = iceberg == null ? null : iceberg.hour();
             List<WarehouseManifest.BucketFile> files =
-                    writeBuckets(
+                    bucketFiles.write(
                             hour.scratch(),
                             buckets,
                             pool,
@@ -382,35 +361,6 @@ public final class HourCompactor {
             }
             return manifest;
         }
-    }
-
-    /** What is done with a bucket file once it is written, before the next step counts it. */
-    private interface BucketWritten {
-        void accept(WarehouseManifest.BucketFile file) throws IOException;
-    }
-
-    /**
-     * Writes the file of every non-empty bucket into {@code dir} (on {@code pool}), hands each to
-     * {@code then}, and returns them in bucket order.
-     */
-    private List<WarehouseManifest.BucketFile> writeBuckets(
-            Path dir, SortedBuckets buckets, ExecutorService pool, BucketWritten then)
-            throws IOException {
-        AtomicInteger written = new AtomicInteger();
-        List<Callable<WarehouseManifest.BucketFile>> writes = new ArrayList<>();
-        for (int b = 0; b < table.buckets(); b++) {
-            int bucket = b;
-            if (buckets.rows(b) > 0) {
-                writes.add(
-                        () -> {
-                            WarehouseManifest.BucketFile f = writeBucket(dir, bucket, buckets);
-                            then.accept(f);
-                            afterBucket.accept(written.incrementAndGet());
-                            return f;
-                        });
-            }
-        }
-        return runAll(pool, writes);
     }
 
     private WarehouseManifest manifest(
@@ -431,108 +381,7 @@ public final class HourCompactor {
                 warehouseSchema.schema());
     }
 
-    private WarehouseManifest.BucketFile writeBucket(Path dir, int bucket, SortedBuckets buckets)
-            throws IOException {
-        SortedBuckets.Bucket sorted = buckets.open(bucket);
-        Path inProgress = dir.resolve(String.format("%06d_0.inprogress", bucket));
-        GenericDatumReader<GenericData.Record> decoder = new GenericDatumReader<>(table.schema());
-        BinaryDecoder binary = null;
-        GenericData.Record record = null;
-        long rows = 0;
-        Object firstKey = null;
-        Object lastKey = null;
-        try (RowStream stream = sorted.rows();
-                ParquetWriter<GenericRecord> writer =
-                        BucketFileWriter.open(
-                                inProgress,
-                                warehouseSchema.schema(),
-                                table.key(),
-                                sorted.distinctKeys())) {
-            HourRows.Row row;
-            while ((row = stream.next()) != null) {
-                binary = DecoderFactory.get().binaryDecoder(row.payload, binary);
-                record = decoder.read(record, binary);
-                warehouseSchema.convert(record);
-                writer.write(record);
-                if (rows++ == 0) {
-                    firstKey = row.key;
-                }
-                lastKey = row.key;
-            }
-        }
-        String name =
-                String.format(
-                        "%06d_0_%s.parquet", bucket, digest(inProgress).substring(0, DIGEST_CHARS));
-        Files.move(inProgress, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE);
-        return new WarehouseManifest.BucketFile(
-                name,
-                bucket,
-                rows,
-                Files.size(dir.resolve(name)),
-                HourRows.jsonKey(firstKey),
-                HourRows.jsonKey(lastKey));
-    }
-
-    /**
-     * Runs {@code tasks} on {@code pool} (or in order on this thread without one) and returns their
-     * results in order; the first failure is rethrown as it was thrown.
-     */
-    static <T> List<T> runAll(ExecutorService pool, List<Callable<T>> tasks) throws IOException {
-        List<T> results = new ArrayList<>(tasks.size());
-        try {
-            if (pool == null) {
-                for (Callable<T> task : tasks) {
-                    results.add(task.call());
-                }
-                return results;
-            }
-            List<Future<T>> futures = new ArrayList<>();
-            for (Callable<T> task : tasks) {
-                futures.add(pool.submit(task));
-            }
-            for (Future<T> future : futures) {
-                results.add(future.get());
-            }
-            return results;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while compacting");
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw new IOException(cause);
-        } catch (IOException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IOException(e);
-        }
-    }
-
-    private static String digest(Path file) throws IOException {
-        MessageDigest sha = sha256();
-        try (InputStream in = new DigestInputStream(Files.newInputStream(file), sha)) {
-            in.transferTo(OutputStream.nullOutputStream());
-        }
-        return HexFormat.of().formatHex(sha.digest());
-    }
-
     static String sha256(byte[] bytes) {
         return WarehouseHours.sha256(bytes);
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new UncheckedIOException(new IOException("SHA-256 is not available", e));
-        }
     }
 }

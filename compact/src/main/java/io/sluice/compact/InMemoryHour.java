@@ -57,7 +57,7 @@ final class InMemoryHour {
         }
         List<List<HourRows.Row>> read;
         try {
-            read = HourCompactor.runAll(pool, reads);
+            read = Tasks.runAll(pool, reads);
         } catch (OverBudget e) {
             return null;
         }
