@@ -20,7 +20,6 @@ import io.sluice.ingest.IngestJob;
 import io.sluice.kafka.EmbeddedKafka;
 import io.sluice.lake.LakeFileSystem;
 import io.sluice.lake.LandingScan;
-import io.sluice.lake.WarehouseManifest;
 import io.sluice.s3.LocalS3;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -151,7 +150,17 @@ final class Demo {
             stage("features", () -> features(config, checkpoints));
             stage("check", () -> check(config));
             stage("training-set", () -> trainingSet(config));
-            verified = stage("verify", () -> verify(config, generated));
+            verified =
+                    stage(
+                            "verify",
+                            () ->
+                                    DemoVerify.verify(
+                                            config,
+                                            generated,
+                                            validEntities.size(),
+                                            SPINE_ROWS,
+                                            summary,
+                                            out));
         }
         FileUtils.deleteFileOrDirectory(checkpoints.toFile());
         boolean served = stage("serve", () -> serve(config));
@@ -360,76 +369,6 @@ final class Demo {
                 dir.resolve("training_set.parquet"),
                 result.digest().substring(0, 12));
         return null;
-    }
-
-    /** Checks what landed against what was generated; returns whether every count holds. */
-    private boolean verify(SluiceConfig config, GeneratorStats generated) throws IOException {
-        long rows = 0;
-        long misplaced = 0;
-        long complete = 0;
-        long hours = 0;
-        for (TableConfig t : config.tables()) {
-            LandingStats s = LandingStats.scan(config.tablePath("raw", t.name()), t.eventTime());
-            rows += s.rows();
-            misplaced += s.misplacedRows();
-            complete += s.completeHours();
-            hours += s.hours();
-        }
-        long deadLetters =
-                DeadLetterCount.count(
-                        config.kafka().bootstrap(),
-                        config.tables().stream()
-                                .map(t -> DeadLetterSerializer.topicFor(t.topic()))
-                                .toList());
-        summary.put("raw_rows", rows);
-        summary.put("raw_rows_outside_partition_hour", misplaced);
-        summary.put("dlq_rows", deadLetters);
-        summary.put("hours_landed", hours);
-        summary.put("hours_complete", complete);
-        long warehouseRows = 0;
-        long warehouseHours = 0;
-        long duplicatesRemoved = 0;
-        for (TableConfig t : config.tables()) {
-            for (WarehouseManifest m :
-                    WarehouseManifest.readAll(config.tablePath("warehouse", t.name()))) {
-                warehouseRows += m.rows();
-                duplicatesRemoved += m.duplicatesRemoved();
-                warehouseHours++;
-            }
-        }
-        summary.put("warehouse_rows", warehouseRows);
-        summary.put("warehouse_hours", warehouseHours);
-        summary.put("warehouse_duplicates_removed", duplicatesRemoved);
-        boolean icebergOk =
-                !config.catalog().isEnabled()
-                        || DemoIcebergCheck.matchesWarehouse(config, summary, out);
-        boolean ok =
-                icebergOk
-                        && rows == generated.valid()
-                        && deadLetters == generated.invalid()
-                        && misplaced == 0
-                        && complete == hours
-                        && warehouseHours == complete
-                        && warehouseRows + duplicatesRemoved == rows
-                        && summary.get("online_entities").equals((long) validEntities.size())
-                        && summary.get("consistency_mismatches").equals(0L)
-                        && (long) summary.get("consistency_checked") >= 1_000
-                        && summary.get("training_set_rows").equals((long) SPINE_ROWS);
-        out.printf(
-                "verify: raw rows %,d (valid generated %,d), dead letters %,d (invalid generated"
-                        + " %,d), %d/%d hours complete, %d rows outside their hour, warehouse"
-                        + " %,d rows in %d hours -> %s%n",
-                rows,
-                generated.valid(),
-                deadLetters,
-                generated.invalid(),
-                complete,
-                hours,
-                misplaced,
-                warehouseRows,
-                warehouseHours,
-                ok ? "OK" : "MISMATCH");
-        return ok;
     }
 
     /**
