@@ -1,20 +1,14 @@
 package io.sluice.compact;
 
 import io.sluice.config.TableConfig;
+import io.sluice.lake.Sha256;
 import io.sluice.lake.WarehouseManifest;
 import io.sluice.lake.WarehouseSchema;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -112,7 +106,8 @@ final class BucketFiles {
         }
         String name =
                 String.format(
-                        "%06d_0_%s.parquet", bucket, digest(inProgress).substring(0, DIGEST_CHARS));
+                        "%06d_0_%s.parquet",
+                        bucket, Sha256.hex(inProgress).substring(0, DIGEST_CHARS));
         Files.move(inProgress, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE);
         return new WarehouseManifest.BucketFile(
                 name,
@@ -121,18 +116,5 @@ final class BucketFiles {
                 Files.size(dir.resolve(name)),
                 HourRows.jsonKey(firstKey),
                 HourRows.jsonKey(lastKey));
-    }
-
-    private static String digest(Path file) throws IOException {
-        MessageDigest sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new UncheckedIOException(new IOException("SHA-256 is not available", e));
-        }
-        try (InputStream in = new DigestInputStream(Files.newInputStream(file), sha)) {
-            in.transferTo(OutputStream.nullOutputStream());
-        }
-        return HexFormat.of().formatHex(sha.digest());
     }
 }

@@ -11,6 +11,7 @@ import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFiles;
 import io.sluice.lake.ManifestPublish;
 import io.sluice.lake.Publication;
+import io.sluice.lake.Sha256;
 import io.sluice.lake.WarehouseHours;
 import io.sluice.lake.WarehouseManifest;
 import io.sluice.lake.WarehouseSchema;
@@ -255,7 +256,7 @@ public final class HourCompactor {
         } catch (FileNotFoundException notYet) {
             return new Result(table.name(), partition, Outcome.INCOMPLETE, 0, 0, 0, 0, 0, null);
         }
-        String sourceDigest = sha256(manifestBytes);
+        String sourceDigest = Sha256.hex(manifestBytes);
         Optional<WarehouseManifest> current = WarehouseManifest.read(warehouseHour(partition));
         if (!force
                 && current.isPresent()
@@ -379,9 +380,5 @@ public final class HourCompactor {
                 table.buckets(),
                 files,
                 warehouseSchema.schema());
-    }
-
-    static String sha256(byte[] bytes) {
-        return WarehouseHours.sha256(bytes);
     }
 }

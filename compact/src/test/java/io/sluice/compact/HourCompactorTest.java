@@ -540,7 +540,9 @@ class HourCompactorTest {
         Map<String, String> result = new TreeMap<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path f : files.toList()) {
-                result.put(f.getFileName().toString(), HourCompactor.sha256(Files.readAllBytes(f)));
+                result.put(
+                        f.getFileName().toString(),
+                        io.sluice.lake.Sha256.hex(Files.readAllBytes(f)));
             }
         }
         return result;

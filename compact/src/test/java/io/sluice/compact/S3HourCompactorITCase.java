@@ -308,7 +308,7 @@ class S3HourCompactorITCase {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
                 String name = dir.relativize(f).toString();
                 if (!name.startsWith(".") && !name.contains("/.")) {
-                    result.put(name, HourCompactor.sha256(Files.readAllBytes(f)));
+                    result.put(name, io.sluice.lake.Sha256.hex(Files.readAllBytes(f)));
                 }
             }
         }

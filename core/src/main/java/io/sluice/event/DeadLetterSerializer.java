@@ -1,11 +1,9 @@
 package io.sluice.event;
 
 import io.sluice.config.TableConfig;
+import io.sluice.lake.Sha256;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Properties;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -161,12 +159,7 @@ public final class DeadLetterSerializer implements KafkaRecordSerializationSchem
     }
 
     static String sha256(byte[] bytes) {
-        try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(digest.digest(bytes == null ? new byte[0] : bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
+        return Sha256.hex(bytes == null ? new byte[0] : bytes);
     }
 
     private static byte[] utf8(String s) {

@@ -4,12 +4,9 @@ import io.sluice.config.TableConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -96,7 +93,7 @@ public final class WarehouseHours {
                 || !current.get()
                         .sourceManifestSha256()
                         .equals(
-                                sha256(
+                                Sha256.hex(
                                         LakeFiles.read(
                                                 LakeFiles.resolve(
                                                         landingHour(partition),
@@ -122,14 +119,5 @@ public final class WarehouseHours {
             }
         }
         return Long.MAX_VALUE;
-    }
-
-    /** Hex SHA-256, as manifests record the landing manifest a warehouse hour was built from. */
-    public static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JRE", e);
-        }
     }
 }

@@ -1,6 +1,6 @@
 package io.sluice.testing;
 
-import io.sluice.lake.WarehouseHours;
+import io.sluice.lake.Sha256;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -80,7 +80,7 @@ final class SharedClasses {
                 }
             }
             String id =
-                    WarehouseHours.sha256(identity.toString().getBytes(StandardCharsets.UTF_8))
+                    Sha256.hex(identity.toString().getBytes(StandardCharsets.UTF_8))
                             .substring(0, 16);
             Files.createDirectories(dir);
             // Each class directory's jar, and the class path with those in their places.

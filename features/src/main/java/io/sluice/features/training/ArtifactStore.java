@@ -8,21 +8,14 @@ import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.online.FeatureRefs;
 import io.sluice.lake.LakeFiles;
 import io.sluice.lake.Publish;
+import io.sluice.lake.Sha256;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -290,7 +283,7 @@ final class ArtifactStore {
     /** The artifact's address. */
     static String digest(TrainingSetBuilder.Request request, TrainingPlan plan) throws IOException {
         StringBuilder s = new StringBuilder("sluice-training-set v3\n");
-        s.append("spine ").append(fileSha256(request.spine())).append('\n');
+        s.append("spine ").append(Sha256.hex(request.spine())).append('\n');
         s.append("timestamp_column ").append(request.timestampColumn()).append('\n');
         s.append("sample ")
                 .append(request.sample().map(Sample::toString).orElse("none"))
@@ -334,7 +327,7 @@ final class ArtifactStore {
                     .append(vp.coverage.notWhole().subMap(vp.first, vp.last))
                     .append('\n');
         }
-        return sha256(s.toString().getBytes(StandardCharsets.UTF_8));
+        return Sha256.hex(s.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     /**
@@ -353,26 +346,6 @@ final class ArtifactStore {
                     .append(f.bytes())
                     .append('\n');
         }
-        return sha256(s.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
-
-    static String sha256(byte[] bytes) {
-        return HexFormat.of().formatHex(sha256().digest(bytes));
-    }
-
-    private static String fileSha256(Path file) throws IOException {
-        MessageDigest md = sha256();
-        try (InputStream in = new DigestInputStream(Files.newInputStream(file), md)) {
-            in.transferTo(OutputStream.nullOutputStream());
-        }
-        return HexFormat.of().formatHex(md.digest());
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return Sha256.hex(s.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 }
