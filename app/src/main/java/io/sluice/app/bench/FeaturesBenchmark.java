@@ -174,7 +174,7 @@ public final class FeaturesBenchmark {
                 view,
                 table,
                 EventStreams.source(config.kafka(), table, true, "bench-" + UUID.randomUUID()),
-                new OnlineSink(online, 1_000, 100),
+                new OnlineSink(online, FeaturesJob.MAX_BATCH, FeaturesJob.FLUSH_INTERVAL_MILLIS),
                 true,
                 null);
         return records / IngestBenchmark.seconds(env.execute("bench-features").getNetRuntime());

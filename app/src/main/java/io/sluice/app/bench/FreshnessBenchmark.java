@@ -108,7 +108,7 @@ final class FreshnessBenchmark {
                 live,
                 EventStreams.source(
                         config.kafka(), live, false, "bench-fresh-" + UUID.randomUUID()),
-                new OnlineSink(online, 1_000, 100),
+                new OnlineSink(online, FeaturesJob.MAX_BATCH, FeaturesJob.FLUSH_INTERVAL_MILLIS),
                 false,
                 null);
         JobClient job = env.executeAsync("bench-freshness");

@@ -27,10 +27,10 @@ import org.apache.flink.util.OutputTag;
 public final class FeaturesJob {
 
     /** Tiles per online write batch. */
-    static final int MAX_BATCH = 1_000;
+    public static final int MAX_BATCH = 1_000;
 
     /** How long a tile update may wait in a batch. */
-    static final long FLUSH_INTERVAL_MILLIS = 100;
+    public static final long FLUSH_INTERVAL_MILLIS = 100;
 
     private FeaturesJob() {}
 
