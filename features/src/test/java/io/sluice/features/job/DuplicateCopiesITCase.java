@@ -136,7 +136,9 @@ class DuplicateCopiesITCase {
                 table,
                 EventStreams.source(config.kafka(), table, false, "features-" + view.name()),
                 new OnlineSink(
-                        config.online(), FeaturesJob.MAX_BATCH, FeaturesJob.FLUSH_INTERVAL_MILLIS),
+                        config.online(),
+                        FeaturesJob.maxBatch(config.online().store()),
+                        FeaturesJob.FLUSH_INTERVAL_MILLIS),
                 true,
                 null);
         JobClient job = env.executeAsync("duplicate-copies-it");

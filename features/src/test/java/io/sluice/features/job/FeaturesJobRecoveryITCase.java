@@ -158,7 +158,8 @@ class FeaturesJobRecoveryITCase {
                     view,
                     table,
                     source,
-                    new OnlineSink(config.online(), FeaturesJob.MAX_BATCH, 50),
+                    new OnlineSink(
+                            config.online(), FeaturesJob.maxBatch(config.online().store()), 50),
                     config.online().store() == io.sluice.config.OnlineStoreType.SQLITE,
                     config.tablePath("features", view.name()).toString());
             job = env.executeAsync("features-recovery-it");
