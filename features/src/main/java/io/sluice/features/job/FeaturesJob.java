@@ -26,27 +26,10 @@ import org.apache.flink.util.OutputTag;
  */
 public final class FeaturesJob {
 
-    /** Tiles per online write batch to Redis, which the job writes from every subtask. */
-    public static final int MAX_BATCH = 1_000;
-
-    /**
-     * Tiles per online write batch to SQLite, whose one file takes one writer: a transaction's cost
-     * is mostly the pages it writes to the write-ahead log, which rows of one batch share. On one
-     * writer thread an upsert took 55–62 µs in batches of 1,000 and 36–41 µs in batches of 10,000,
-     * and that writer bounds the throughput job of {@code bench features} (README, "Where the
-     * features job's time goes"). A batch still goes out every {@link #FLUSH_INTERVAL_MILLIS}.
-     */
-    public static final int SQLITE_MAX_BATCH = 10_000;
-
     /** How long a tile update may wait in a batch. */
     public static final long FLUSH_INTERVAL_MILLIS = 100;
 
     private FeaturesJob() {}
-
-    /** Tiles per online write batch to {@code store}. */
-    public static int maxBatch(io.sluice.config.OnlineStoreType store) {
-        return store == io.sluice.config.OnlineStoreType.SQLITE ? SQLITE_MAX_BATCH : MAX_BATCH;
-    }
 
     /** Adds every view's pipeline, reading Kafka; bounded runs stop at the current end offsets. */
     public static void define(
@@ -63,9 +46,7 @@ public final class FeaturesJob {
             SluiceConfig config,
             boolean bounded,
             boolean fromEarliest) {
-        Sink<TileUpdate> online =
-                new OnlineSink(
-                        config.online(), maxBatch(config.online().store()), FLUSH_INTERVAL_MILLIS);
+        Sink<TileUpdate> online = new OnlineSink(config.online(), FLUSH_INTERVAL_MILLIS);
         for (FeatureViewConfig view : config.featureViews()) {
             TableConfig table = config.table(view.source()).orElseThrow();
             defineView(

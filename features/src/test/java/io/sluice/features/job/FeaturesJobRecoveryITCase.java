@@ -158,8 +158,7 @@ class FeaturesJobRecoveryITCase {
                     view,
                     table,
                     source,
-                    new OnlineSink(
-                            config.online(), FeaturesJob.maxBatch(config.online().store()), 50),
+                    new OnlineSink(config.online(), 50),
                     config.online().store() == io.sluice.config.OnlineStoreType.SQLITE,
                     config.tablePath("features", view.name()).toString());
             job = env.executeAsync("features-recovery-it");
