@@ -63,6 +63,20 @@ class SharedClassesTest {
         Files.delete(jar);
         assertThat(SharedClasses.in(dir, classPath, LoadsFlink.class.getName())).isEqualTo(use);
         assertThat(jar).isRegularFile();
+
+        // A jar of the class path rebuilt (a job jar packaged again): another archive, since the
+        // JVM would refuse the old one and run the children without any.
+        Path rebuilt = dir.resolve("job.jar");
+        Files.copy(jar, rebuilt);
+        String withJob = classPath + File.pathSeparator + rebuilt;
+        SharedClasses.Use before = SharedClasses.in(dir, withJob, LoadsFlink.class.getName());
+        Files.setLastModifiedTime(
+                rebuilt,
+                java.nio.file.attribute.FileTime.fromMillis(
+                        Files.getLastModifiedTime(rebuilt).toMillis() + 60_000));
+        SharedClasses.Use after = SharedClasses.in(dir, withJob, LoadsFlink.class.getName());
+        assertThat(archiveOf(after)).isNotEqualTo(archiveOf(before));
+        assertThat(dir.resolve(archiveOf(after))).isRegularFile();
     }
 
     private static String archiveOf(SharedClasses.Use use) {
