@@ -50,7 +50,7 @@ public final class FeatureServer implements AutoCloseable {
     /** The key /ready reads: any read that the store answers proves it is up. */
     private static final String PROBE_ENTITY = "__sluice_ready_probe__";
 
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = FeastResponse.mapper();
     private final Catalog catalog;
     private final OnlineStore store;
     private final FeatureReader reader;

@@ -19,7 +19,7 @@ class FeastResponseTest {
 
     private static final Catalog CATALOG =
             Catalog.of(TestConfigs.shop(Path.of("/tmp"), "localhost:1", "t"));
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = FeastResponse.mapper();
 
     @Test
     void mapsSluiceStatusesOntoFeasts() {
@@ -98,6 +98,55 @@ class FeastResponseTest {
                         "{\"values\":[\"toys\",null],\"statuses\":[\"PRESENT\",\"NULL_VALUE\"],"
                                 + "\"event_timestamps\":[\"2026-11-22T10:15:30Z\","
                                 + "\"1970-01-01T00:00:00Z\"]}");
+    }
+
+    @Test
+    void writesEveryDoubleSoThatItReadsBackExactly() throws Exception {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(17);
+        List<Double> doubles = new java.util.ArrayList<>();
+        for (double d :
+                new double[] {
+                    0.0,
+                    -0.0,
+                    1.0,
+                    0.1,
+                    1e-3,
+                    9.999999e-4,
+                    1e7,
+                    9_999_999.999,
+                    2e-323,
+                    Double.MIN_VALUE,
+                    Double.MIN_NORMAL,
+                    Double.MAX_VALUE,
+                    12.99f,
+                    0.1f,
+                    1e22,
+                    123_456_789.0,
+                    -3.4028234663852886e38
+                }) {
+            doubles.add(d);
+        }
+        for (int i = 0; i < 20_000; i++) {
+            doubles.add(Double.longBitsToDouble(random.nextLong()));
+            doubles.add((double) Float.intBitsToFloat(random.nextInt()));
+            doubles.add(random.nextDouble() * Math.pow(10, random.nextInt(-8, 12)));
+        }
+        doubles.removeIf(d -> d.isNaN() || d.isInfinite());
+        var written = new java.io.StringWriter();
+        try (var out = mapper.getFactory().createGenerator(written)) {
+            out.writeStartArray();
+            for (double d : doubles) {
+                out.writeNumber(d);
+            }
+            out.writeEndArray();
+        }
+        JsonNode back = new ObjectMapper().readTree(written.toString());
+        assertThat(back).hasSize(doubles.size());
+        for (int i = 0; i < doubles.size(); i++) {
+            assertThat(back.get(i).doubleValue())
+                    .as("written as " + back.get(i))
+                    .isEqualTo(doubles.get(i));
+        }
     }
 
     @Test
