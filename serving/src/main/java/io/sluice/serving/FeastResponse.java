@@ -11,6 +11,7 @@ import io.sluice.features.online.FeatureReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,7 @@ public final class FeastResponse {
     private static final SerializedString NO_TIME_JSON = new SerializedString(NO_TIME);
 
     private static final SerializedString[] STATUS_JSON =
-            java.util.Arrays.stream(FeastStatus.values())
+            Arrays.stream(FeastStatus.values())
                     .map(s -> new SerializedString(s.name()))
                     .toArray(SerializedString[]::new);
 

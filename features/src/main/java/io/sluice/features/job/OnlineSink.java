@@ -1,6 +1,7 @@
 package io.sluice.features.job;
 
 import io.sluice.config.OnlineConfig;
+import io.sluice.config.OnlineStoreType;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
 import java.io.IOException;
@@ -53,10 +54,7 @@ public final class OnlineSink implements Sink<TileUpdate> {
     /** A sink to {@code config}'s store, in batches of that store's size. */
     public OnlineSink(OnlineConfig config, long flushIntervalMillis) {
         this.config = config;
-        this.maxBatch =
-                config.store() == io.sluice.config.OnlineStoreType.SQLITE
-                        ? SQLITE_MAX_BATCH
-                        : MAX_BATCH;
+        this.maxBatch = config.store() == OnlineStoreType.SQLITE ? SQLITE_MAX_BATCH : MAX_BATCH;
         this.flushIntervalMillis = flushIntervalMillis;
     }
 
