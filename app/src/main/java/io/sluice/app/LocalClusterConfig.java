@@ -81,8 +81,6 @@ final class LocalClusterConfig {
                 rest.address: 127.0.0.1
                 rest.bind-address: 127.0.0.1
                 rest.port: %d
-                # The shaded job jar is larger than the default limit of 100 MiB.
-                rest.server.max-content-length: 536870912
                 web.tmpdir: %s
                 io.tmp.dirs: %s
                 # A lost task manager is noticed within seconds (its heartbeat RPCs fail) ...
