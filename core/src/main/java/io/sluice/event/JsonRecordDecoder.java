@@ -1,25 +1,25 @@
 package io.sluice.event;
 
+import static io.sluice.event.JsonValues.absent;
+import static io.sluice.event.JsonValues.describe;
+import static io.sluice.event.JsonValues.instant;
+import static io.sluice.event.JsonValues.isTimestamp;
+import static io.sluice.event.JsonValues.singleNonNullBranch;
+import static io.sluice.event.JsonValues.text;
+import static io.sluice.event.JsonValues.unknownField;
+import static io.sluice.event.JsonValues.wrongType;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
-import org.apache.avro.LogicalType;
-import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -56,6 +56,7 @@ public final class JsonRecordDecoder implements RecordDecoder {
     private final JsonFactory factory;
     private final Schema schema;
     private final boolean strict;
+    private final JsonTreeDecoder tree;
 
     /**
      * Field lookup by the parser's canonical (interned) name instances: an identity hit skips
@@ -71,6 +72,7 @@ public final class JsonRecordDecoder implements RecordDecoder {
     public JsonRecordDecoder(Schema schema, boolean strict, int maxRecordBytes) {
         this.schema = schema;
         this.strict = strict;
+        this.tree = new JsonTreeDecoder(strict);
         this.factory =
                 JsonFactory.builder()
                         .streamReadConstraints(
@@ -201,25 +203,9 @@ public final class JsonRecordDecoder implements RecordDecoder {
                 break;
             default:
                 // Records, arrays, maps and unions of several types: rare, so the tree path.
-                return value(s, MAPPER.readTree(p), path);
+                return tree.value(s, MAPPER.readTree(p), path);
         }
         throw wrongType(path, describe(type), token, p.getText());
-    }
-
-    /** A decoded string, refused if it holds a lone surrogate. */
-    private static String text(String s, String path) throws InvalidEventException {
-        int at = StrictText.loneSurrogate(s);
-        if (at >= 0) {
-            throw new InvalidEventException(
-                    Reason.MALFORMED,
-                    "malformed JSON: field '"
-                            + path
-                            + "' holds a lone UTF-16 surrogate \\u"
-                            + Integer.toHexString(s.charAt(at))
-                            + " at char "
-                            + at);
-        }
-        return s;
     }
 
     private static Object streamLong(Schema s, JsonParser p, String path)
@@ -237,227 +223,5 @@ public final class JsonRecordDecoder implements RecordDecoder {
                 isTimestamp(s) ? "an ISO-8601 instant or epoch number" : "long",
                 token,
                 p.getText());
-    }
-
-    private static Schema singleNonNullBranch(Schema union) {
-        Schema only = null;
-        for (Schema branch : union.getTypes()) {
-            if (branch.getType() != Schema.Type.NULL) {
-                if (only != null) {
-                    return null;
-                }
-                only = branch;
-            }
-        }
-        return only;
-    }
-
-    private static InvalidEventException unknownField(Schema record, String path, String name) {
-        return new InvalidEventException(
-                Reason.UNKNOWN_FIELD,
-                "unknown field '" + path + name + "' under strict schema " + record.getName());
-    }
-
-    private GenericRecord record(Schema recordSchema, JsonNode node, String path)
-            throws InvalidEventException {
-        if (strict) {
-            for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
-                String name = names.next();
-                if (recordSchema.getField(name) == null) {
-                    throw unknownField(recordSchema, path, name);
-                }
-            }
-        }
-        GenericData.Record record = new GenericData.Record(recordSchema);
-        for (Schema.Field field : recordSchema.getFields()) {
-            String fieldPath = path + field.name();
-            JsonNode value = node.get(field.name());
-            if (value == null || value.isNull()) {
-                record.put(field.pos(), absent(field, value == null, fieldPath));
-            } else {
-                record.put(field.pos(), value(field.schema(), value, fieldPath));
-            }
-        }
-        return record;
-    }
-
-    private static Object absent(Schema.Field field, boolean missing, String path)
-            throws InvalidEventException {
-        if (isNullable(field.schema())) {
-            return missing && field.hasDefaultValue()
-                    ? GenericData.get().getDefaultValue(field)
-                    : null;
-        }
-        if (missing && field.hasDefaultValue()) {
-            return GenericData.get().getDefaultValue(field);
-        }
-        throw new InvalidEventException(
-                Reason.MISSING_FIELD,
-                (missing ? "missing required field '" : "null for required field '") + path + "'");
-    }
-
-    private Object value(Schema s, JsonNode v, String path) throws InvalidEventException {
-        switch (s.getType()) {
-            case UNION:
-                return union(s, v, path);
-            case STRING:
-                if (v.isTextual()) {
-                    return text(v.textValue(), path);
-                }
-                break;
-            case ENUM:
-                if (v.isTextual() && s.hasEnumSymbol(v.textValue())) {
-                    return GenericData.get().createEnum(v.textValue(), s);
-                }
-                if (v.isTextual()) {
-                    throw wrongType(path, "one of " + s.getEnumSymbols(), v);
-                }
-                break;
-            case BOOLEAN:
-                if (v.isBoolean()) {
-                    return v.booleanValue();
-                }
-                break;
-            case INT:
-                if (v.isIntegralNumber() && v.canConvertToInt()) {
-                    return v.intValue();
-                }
-                break;
-            case LONG:
-                return longValue(s, v, path);
-            case FLOAT:
-                if (v.isNumber() && Float.isFinite(v.floatValue())) {
-                    return v.floatValue();
-                }
-                break;
-            case DOUBLE:
-                if (v.isNumber() && Double.isFinite(v.doubleValue())) {
-                    return v.doubleValue();
-                }
-                break;
-            case RECORD:
-                if (v.isObject()) {
-                    return record(s, v, path + ".");
-                }
-                break;
-            case ARRAY:
-                if (v.isArray()) {
-                    List<Object> items = new ArrayList<>(v.size());
-                    for (int i = 0; i < v.size(); i++) {
-                        items.add(value(s.getElementType(), v.get(i), path + "[" + i + "]"));
-                    }
-                    return new GenericData.Array<>(s, items);
-                }
-                break;
-            case MAP:
-                if (v.isObject()) {
-                    Map<String, Object> map = new HashMap<>();
-                    for (var it = v.fields(); it.hasNext(); ) {
-                        var e = it.next();
-                        map.put(
-                                text(e.getKey(), path + " (a key)"),
-                                value(s.getValueType(), e.getValue(), path + "." + e.getKey()));
-                    }
-                    return map;
-                }
-                break;
-            default:
-                break;
-        }
-        throw wrongType(path, describe(s), v);
-    }
-
-    private Object union(Schema s, JsonNode v, String path) throws InvalidEventException {
-        InvalidEventException last = null;
-        for (Schema branch : s.getTypes()) {
-            if (branch.getType() == Schema.Type.NULL) {
-                continue;
-            }
-            try {
-                return value(branch, v, path);
-            } catch (InvalidEventException e) {
-                last = e;
-            }
-        }
-        throw last != null ? last : wrongType(path, describe(s), v);
-    }
-
-    private static Object longValue(Schema s, JsonNode v, String path)
-            throws InvalidEventException {
-        if (v.isIntegralNumber() && v.canConvertToLong()) {
-            return v.longValue();
-        }
-        if (isTimestamp(s) && v.isTextual()) {
-            return instant(s, v.textValue(), path);
-        }
-        throw wrongType(path, isTimestamp(s) ? "an ISO-8601 instant or epoch number" : "long", v);
-    }
-
-    private static boolean isTimestamp(Schema s) {
-        LogicalType logical = s.getLogicalType();
-        return logical instanceof LogicalTypes.TimestampMillis
-                || logical instanceof LogicalTypes.TimestampMicros;
-    }
-
-    private static long instant(Schema s, String text, String path) throws InvalidEventException {
-        try {
-            Instant instant = IsoInstants.parse(text);
-            return s.getLogicalType() instanceof LogicalTypes.TimestampMicros
-                    ? Math.addExact(
-                            Math.multiplyExact(instant.getEpochSecond(), 1_000_000L),
-                            instant.getNano() / 1_000L)
-                    : instant.toEpochMilli();
-        } catch (DateTimeParseException | ArithmeticException e) {
-            throw wrongType(
-                    path, "an ISO-8601 instant or epoch number", JsonToken.VALUE_STRING, text);
-        }
-    }
-
-    private static boolean isNullable(Schema s) {
-        if (s.getType() == Schema.Type.NULL) {
-            return true;
-        }
-        if (s.getType() == Schema.Type.UNION) {
-            // A loop, not a stream: this runs for every absent or null field of every record.
-            for (Schema t : s.getTypes()) {
-                if (t.getType() == Schema.Type.NULL) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    private static String describe(Schema s) {
-        return s.getLogicalType() != null ? s.getLogicalType().getName() : s.getType().getName();
-    }
-
-    private static InvalidEventException wrongType(String path, String expected, JsonNode v) {
-        return wrongType(path, expected, v.getNodeType().toString(), v.toString());
-    }
-
-    private static InvalidEventException wrongType(
-            String path, String expected, JsonToken token, String text) {
-        String kind =
-                switch (token) {
-                    case VALUE_STRING -> "STRING";
-                    case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "NUMBER";
-                    case VALUE_TRUE, VALUE_FALSE -> "BOOLEAN";
-                    case START_OBJECT -> "OBJECT";
-                    case START_ARRAY -> "ARRAY";
-                    default -> String.valueOf(token);
-                };
-        return wrongType(
-                path, expected, kind, token == JsonToken.VALUE_STRING ? '"' + text + '"' : text);
-    }
-
-    private static InvalidEventException wrongType(
-            String path, String expected, String kind, String shown) {
-        if (shown.length() > 64) {
-            shown = shown.substring(0, 64) + "...";
-        }
-        return new InvalidEventException(
-                Reason.WRONG_TYPE,
-                "field '" + path + "' expects " + expected + ", got " + kind + " " + shown);
     }
 }
