@@ -4,8 +4,6 @@ import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.Status;
-import io.sluice.features.agg.Tile;
-import io.sluice.features.agg.TileCodec;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import java.io.IOException;
@@ -13,12 +11,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.LongSupplier;
 
 /**
@@ -98,7 +93,7 @@ public final class FeatureReader {
                             + "): the online store has no data from the future");
         }
         // The views asked for that are in retention at `at`, each with its features' covers.
-        Map<String, Asked> asked = new LinkedHashMap<>();
+        Map<String, AskedTiles> asked = new LinkedHashMap<>();
         List<Windows.Cover> covers = new ArrayList<>(resolved.size());
         for (FeatureRefs.Resolved r : resolved) {
             ViewDef view = r.view();
@@ -110,7 +105,7 @@ public final class FeatureReader {
                     Windows.cover(
                             r.feature(), tail, headEnd, view.tileMillis(), view.coarseMillis());
             covers.add(cover);
-            asked.computeIfAbsent(view.name(), n -> new Asked(view)).add(cover);
+            asked.computeIfAbsent(view.name(), n -> new AskedTiles(view)).add(cover);
         }
         // First read: every window's tiles, for every entity and view.
         List<OnlineStore.RangeRead> reads = new ArrayList<>();
@@ -122,13 +117,13 @@ public final class FeatureReader {
             }
         }
         List<OnlineStore.Found> found = reads.isEmpty() ? List.of() : store.read(reads, now);
-        Map<String, Fetched> fetched = new HashMap<>();
+        Map<String, FetchedTiles> fetched = new HashMap<>();
         List<OnlineStore.RangeRead> unsure = new ArrayList<>();
         Map<String, Boolean> present = new HashMap<>();
         for (int i = 0; i < reads.size(); i++) {
             OnlineStore.RangeRead read = reads.get(i);
             ViewDef view = asked.get(read.view()).view;
-            Fetched f = new Fetched(found.get(i));
+            FetchedTiles f = new FetchedTiles(found.get(i));
             fetched.put(key(read.view(), read.entity()), f);
             if (f.showsPresence(view, tail, headEnd)) {
                 present.put(key(read.view(), read.entity()), true);
@@ -148,7 +143,7 @@ public final class FeatureReader {
                 ViewDef view = asked.get(read.view()).view;
                 present.put(
                         key(read.view(), read.entity()),
-                        Windows.present(view, tail, headEnd, new Fetched(more.get(i))));
+                        Windows.present(view, tail, headEnd, new FetchedTiles(more.get(i))));
             }
         }
         // Features of one view, partial key and cover (say avg, min and max over one window of
@@ -211,73 +206,12 @@ public final class FeatureReader {
      * The tiles that say whether an entity is known at the time with ends {@code tail} and {@code
      * headEnd}: its view's retention.
      */
-    private static Asked retention(ViewDef view, long tail, long headEnd) {
-        Asked a = new Asked(view);
+    private static AskedTiles retention(ViewDef view, long tail, long headEnd) {
+        AskedTiles a = new AskedTiles(view);
         a.add(
                 Windows.cover(
                         view.presence(), tail, headEnd, view.tileMillis(), view.coarseMillis()));
         return a;
-    }
-
-    /** One view's covers at one time: what to read of each of its entities. */
-    private static final class Asked {
-        final ViewDef view;
-        final TreeSet<Long> fine = new TreeSet<>();
-        final TreeSet<Long> coarse = new TreeSet<>();
-        final TreeSet<Long> mid = new TreeSet<>();
-
-        /** The covers added: the features of one window share one. */
-        private final Set<Windows.Cover> covers = new HashSet<>();
-
-        Asked(ViewDef view) {
-            this.view = view;
-        }
-
-        void add(Windows.Cover cover) {
-            if (!covers.add(cover)) {
-                return;
-            }
-            fine.addAll(cover.fine());
-            coarse.addAll(cover.coarse());
-            mid.addAll(cover.mid());
-            if (cover.hasHead()) {
-                fine.add(cover.headStart());
-            }
-        }
-
-        /** The tiles as runs of consecutive starts. */
-        List<OnlineStore.TileRange> ranges() {
-            List<OnlineStore.TileRange> ranges = new ArrayList<>();
-            runs(OnlineStore.Level.FINE, fine, view.tileMillis(), ranges);
-            runs(OnlineStore.Level.MID, mid, view.midMillis(), ranges);
-            runs(OnlineStore.Level.COARSE, coarse, view.coarseMillis(), ranges);
-            return ranges;
-        }
-
-        private static void runs(
-                OnlineStore.Level level,
-                TreeSet<Long> starts,
-                long step,
-                List<OnlineStore.TileRange> into) {
-            long from = 0;
-            long to = 0;
-            boolean open = false;
-            for (long s : starts) {
-                if (open && s == to) {
-                    to += step;
-                    continue;
-                }
-                if (open) {
-                    into.add(new OnlineStore.TileRange(level, from, to, step));
-                }
-                from = s;
-                to = s + step;
-                open = true;
-            }
-            if (open) {
-                into.add(new OnlineStore.TileRange(level, from, to, step));
-            }
-        }
     }
 
     /**
@@ -287,7 +221,7 @@ public final class FeatureReader {
      */
     public static List<OnlineStore.RangeRead> windowReads(
             ViewDef view, List<FeatureDef> features, List<String> entities, long at) {
-        Asked asked = new Asked(view);
+        AskedTiles asked = new AskedTiles(view);
         for (FeatureDef f : features) {
             asked.add(Windows.cover(f, at, view.tileMillis(), view.coarseMillis()));
         }
@@ -297,135 +231,5 @@ public final class FeatureReader {
             reads.add(new OnlineStore.RangeRead(view.name(), entity, ranges));
         }
         return reads;
-    }
-
-    /**
-     * The tiles one read found of one (view, entity), decoded once each when first used, read as a
-     * window's tiles: only the tiles that exist are visited.
-     */
-    private static final class Fetched implements Windows.TileReader {
-        private final OnlineStore.Found found;
-        private final Map<Long, Tile> fine = new HashMap<>();
-        private final Map<Long, Map<String, Partial>> coarse = new HashMap<>();
-        private final Map<Long, Map<String, Partial>> mid = new HashMap<>();
-
-        /**
-         * Whole fine tiles' partials by partial key, then start: features sharing a key share it.
-         */
-        private final Map<String, Map<Long, Partial>> finePartials = new HashMap<>();
-
-        /** Heads' partials by partial key; a read cuts every head at the same place. */
-        private final Map<String, Partial> heads = new HashMap<>();
-
-        private long headStart = Long.MIN_VALUE;
-        private long headEnd = Long.MIN_VALUE;
-
-        Fetched(OnlineStore.Found found) {
-            this.found = found;
-        }
-
-        private Tile fineTile(long start) {
-            return fine.computeIfAbsent(
-                    start,
-                    s -> {
-                        byte[] p = found.fine().get(s);
-                        return p == null ? new Tile(s) : TileCodec.decodeFine(s, p);
-                    });
-        }
-
-        private Map<String, Partial> coarsePartials(long start) {
-            return partials(coarse, found.coarse(), start);
-        }
-
-        private Map<String, Partial> midPartials(long start) {
-            return partials(mid, found.mid(), start);
-        }
-
-        private static Map<String, Partial> partials(
-                Map<Long, Map<String, Partial>> decoded, Map<Long, byte[]> payloads, long start) {
-            Map<String, Partial> partials = decoded.get(start);
-            if (partials == null) {
-                byte[] p = payloads.get(start);
-                partials = p == null ? Map.of() : TileCodec.decodeCoarse(p);
-                decoded.put(start, partials);
-            }
-            return partials;
-        }
-
-        /**
-         * Whether a tile found shows the entity known at the time t with ends {@code tail} and
-         * {@code headEnd}: an event in the view's retention before t. False proves nothing: the
-         * tiles found are only the windows'.
-         */
-        boolean showsPresence(ViewDef view, long tail, long headEnd) {
-            long head = Windows.floor(tail, view.tileMillis());
-            long from = head - view.ttlMillis();
-            for (long s : found.coarse().subMap(from, true, head, false).keySet()) {
-                Partial p = coarsePartials(s).get(ViewDef.PRESENCE);
-                if (p != null && !p.isEmpty()) {
-                    return true;
-                }
-            }
-            for (long s : found.mid().subMap(from, true, head, false).keySet()) {
-                Partial p = midPartials(s).get(ViewDef.PRESENCE);
-                if (p != null && !p.isEmpty()) {
-                    return true;
-                }
-            }
-            for (long s : found.fine().subMap(from, true, head, true).keySet()) {
-                if (s < head
-                        ? fineTile(s).size() > 0
-                        : !fineTile(s).partial(view.presence(), headEnd).isEmpty()) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        // Windows only merge what a reader returns, so a partial can be shared by features.
-        @Override
-        public Partial fine(long start, FeatureDef feature) {
-            return finePartials
-                    .computeIfAbsent(feature.partialKey(), k -> new HashMap<>())
-                    .computeIfAbsent(start, s -> fineTile(s).partial(feature));
-        }
-
-        @Override
-        public Partial coarse(long start, FeatureDef feature) {
-            Partial p = coarsePartials(start).get(feature.partialKey());
-            return p == null ? new Partial() : p;
-        }
-
-        @Override
-        public Partial mid(long start, FeatureDef feature) {
-            Partial p = midPartials(start).get(feature.partialKey());
-            return p == null ? new Partial() : p;
-        }
-
-        @Override
-        public Partial head(long start, long before, FeatureDef feature) {
-            if (start != headStart || before != headEnd) {
-                heads.clear();
-                headStart = start;
-                headEnd = before;
-            }
-            return heads.computeIfAbsent(
-                    feature.partialKey(), k -> fineTile(start).partial(feature, before));
-        }
-
-        @Override
-        public long[] fineStarts(long from, long to, long step) {
-            return Windows.keys(found.fine().subMap(from, true, to, false).keySet());
-        }
-
-        @Override
-        public long[] coarseStarts(long from, long to, long step) {
-            return Windows.keys(found.coarse().subMap(from, true, to, false).keySet());
-        }
-
-        @Override
-        public long[] midStarts(long from, long to, long step) {
-            return Windows.keys(found.mid().subMap(from, true, to, false).keySet());
-        }
     }
 }
