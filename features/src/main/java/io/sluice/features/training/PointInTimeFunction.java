@@ -10,7 +10,6 @@ import io.sluice.features.agg.Windows;
 import io.sluice.features.offline.WarehouseEvents;
 import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
-import java.io.Serializable;
 import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,7 +26,6 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.accumulators.ListAccumulator;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichFilterFunction;
 import org.apache.flink.api.common.functions.RichMapPartitionFunction;
 import org.apache.flink.util.Collector;
 
@@ -48,75 +46,6 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     /** The first few rows, in spine order, of each (view, hour) kept for a refusal's message. */
     static final int EXAMPLES = 3;
 
-    /** How a pass reads a row's key, bucket, time and position. */
-    static final class Keys implements Serializable {
-        private static final long serialVersionUID = 1L;
-        private final TrainingPlan.View first;
-        private final int entity;
-        private final int time;
-        private final int row;
-        private final String spine;
-        private transient Schema.Field timeField;
-
-        Keys(TrainingPlan plan, int group, int entityColumn) {
-            Schema spine = new Schema.Parser().parse(plan.spineSchema);
-            this.first = plan.groups.get(group).views().get(0);
-            this.entity = entityColumn;
-            this.time = plan.timeColumn;
-            this.spine = plan.spineSchema;
-            this.row = spine.getFields().size() + 2 * plan.featureCount;
-        }
-
-        String key(GenericRecord r) {
-            return Spine.keyOrNull(r.get(entity));
-        }
-
-        int bucket(String key) {
-            return first.bucket(key);
-        }
-
-        long row(GenericRecord r) {
-            return (Long) r.get(row);
-        }
-
-        Instant time(GenericRecord r) {
-            if (timeField == null) {
-                timeField = new Schema.Parser().parse(spine).getFields().get(time);
-            }
-            return Spine.time(r.get(time), timeField, row(r));
-        }
-
-        long tail(GenericRecord r) {
-            return TrainingPlan.tail(time(r));
-        }
-    }
-
-    /** Keeps the rows of the request's entity sample (of the first view's entities). */
-    static final class InSample extends RichFilterFunction<GenericRecord> {
-        private static final long serialVersionUID = 1L;
-        private final Keys keys;
-        private final Sample sample;
-        private final int buckets;
-        private transient Sample.Selector selector;
-
-        InSample(TrainingPlan plan) {
-            this.keys = new Keys(plan, 0, plan.entityColumns()[0]);
-            this.sample = plan.sample.orElseThrow();
-            this.buckets = plan.groups.get(0).table().buckets();
-        }
-
-        @Override
-        public void open(OpenContext context) {
-            selector = sample.selector(buckets);
-        }
-
-        @Override
-        public boolean filter(GenericRecord r) {
-            String k = keys.key(r);
-            return k != null && selector.selects(k, keys.bucket(k));
-        }
-    }
-
     /**
      * The job's counter of (view, entity) pairs whose tiles a subtask built: one per entity of a
      * chunk, so a spine sorted as the pass needs builds each entity's tiles once per view.
@@ -134,7 +63,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     }
 
     private final TrainingPlan.Group group;
-    private final Keys keys;
+    private final SpineKeys keys;
     private final int chunkRows;
     private final int spineColumns;
     private final int features;
@@ -149,7 +78,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     private transient Partial[] merged; // the current row's partials, by group
     private transient org.apache.flink.api.common.accumulators.LongCounter computed;
 
-    PointInTimeFunction(TrainingPlan plan, int group, Keys keys, int chunkRows) {
+    PointInTimeFunction(TrainingPlan plan, int group, SpineKeys keys, int chunkRows) {
         this.group = plan.groups.get(group);
         this.keys = keys;
         this.chunkRows = chunkRows;

@@ -90,13 +90,13 @@ final class TrainingSetJob {
         DataStream<GenericRecord> rows =
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "spine");
         if (plan.sample.isPresent()) {
-            rows = rows.filter(new PointInTimeFunction.InSample(plan)).name("sample");
+            rows = rows.filter(new InSample(plan)).name("sample");
         }
         int row = internal.getField(TrainingPlan.ROW_COLUMN).pos();
         int[] entities = plan.entityColumns();
         for (int g = 0; g < plan.groups.size(); g++) {
             TrainingPlan.Group group = plan.groups.get(g);
-            PointInTimeFunction.Keys keys = new PointInTimeFunction.Keys(plan, g, entities[g]);
+            SpineKeys keys = new SpineKeys(plan, g, entities[g]);
             rows =
                     rows.partitionCustom(new ByBucket(), new BucketOf(keys))
                             .fullWindowPartition()
@@ -193,9 +193,9 @@ final class TrainingSetJob {
     /** A row's bucket in the pass's table, or a negative number when it has no key. */
     static final class BucketOf implements KeySelector<GenericRecord, Integer> {
         private static final long serialVersionUID = 1L;
-        private final PointInTimeFunction.Keys keys;
+        private final SpineKeys keys;
 
-        BucketOf(PointInTimeFunction.Keys keys) {
+        BucketOf(SpineKeys keys) {
             this.keys = keys;
         }
 
@@ -221,9 +221,9 @@ final class TrainingSetJob {
      */
     static final class EntityOrder implements KeySelector<GenericRecord, String> {
         private static final long serialVersionUID = 1L;
-        private final PointInTimeFunction.Keys keys;
+        private final SpineKeys keys;
 
-        EntityOrder(PointInTimeFunction.Keys keys) {
+        EntityOrder(SpineKeys keys) {
             this.keys = keys;
         }
 
