@@ -1,18 +1,9 @@
 package io.sluice.features.agg;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.UTFDataFormatException;
 import java.io.UncheckedIOException;
-import java.nio.BufferUnderflowException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +53,7 @@ public final class TileCodec {
         if (done == size && cached != null) {
             return cached;
         }
-        Out out = new Out((cached == null ? 64 : cached.length) + 48 * (size - done));
+        TileOut out = new TileOut((cached == null ? 64 : cached.length) + 48 * (size - done));
         if (cached == null) {
             out.writeByte(FORMAT);
             out.writeInt(size);
@@ -95,7 +86,7 @@ public final class TileCodec {
 
     public static Tile decodeFine(long start, byte[] payload) {
         try {
-            In in = new In(payload);
+            TileIn in = new TileIn(payload);
             checkFormat(in, FORMAT);
             int n = in.readInt();
             ArrayList<EventEntry> events = new ArrayList<>(n);
@@ -116,7 +107,7 @@ public final class TileCodec {
 
     /** A coarse tile from its partials by partial key ({@link CoarsePartials}). */
     public static byte[] encodeCoarse(Map<String, Partial> partials) {
-        Out out = new Out(64 * partials.size());
+        TileOut out = new TileOut(64 * partials.size());
         out.writeByte(COARSE_FORMAT);
         out.writeShort(partials.size());
         for (Map.Entry<String, Partial> e : partials.entrySet()) {
@@ -141,7 +132,7 @@ public final class TileCodec {
     /** A coarse tile's partials by partial key. */
     public static Map<String, Partial> decodeCoarse(byte[] payload) {
         try {
-            In in = new In(payload);
+            TileIn in = new TileIn(payload);
             checkFormat(in, COARSE_FORMAT);
             int n = in.readShort();
             Map<String, Partial> partials = new LinkedHashMap<>();
@@ -165,7 +156,7 @@ public final class TileCodec {
         }
     }
 
-    private static void checkFormat(In in, byte expected) throws IOException {
+    private static void checkFormat(TileIn in, byte expected) throws IOException {
         byte format = in.readByte();
         if (format != expected) {
             throw new IOException(
@@ -178,7 +169,7 @@ public final class TileCodec {
         }
     }
 
-    private static void writeValue(Out out, Object v) {
+    private static void writeValue(TileOut out, Object v) {
         if (v == null) {
             out.writeByte(NULL);
         } else if (v instanceof Long l) {
@@ -193,7 +184,7 @@ public final class TileCodec {
         }
     }
 
-    private static Object readValue(In in) throws IOException {
+    private static Object readValue(TileIn in) throws IOException {
         byte tag = in.readByte();
         return switch (tag) {
             case NULL -> null;
@@ -202,187 +193,5 @@ public final class TileCodec {
             case STRING -> in.readUTF();
             default -> throw new IOException("unknown value tag " + tag);
         };
-    }
-
-    /**
-     * Writes what {@link DataOutputStream} over a {@link ByteArrayOutputStream} would, byte for
-     * byte, into one growing array: those two cost a synchronized call per field and a copy of the
-     * whole buffer at the end, and the features job encodes a tile every time it publishes one.
-     */
-    static final class Out {
-        private byte[] buffer;
-        private int size;
-
-        Out(int capacity) {
-            buffer = new byte[Math.max(16, capacity)];
-        }
-
-        private void ensure(int more) {
-            if (size + more > buffer.length) {
-                buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, size + more));
-            }
-        }
-
-        void writeByte(int v) {
-            ensure(1);
-            buffer[size++] = (byte) v;
-        }
-
-        void writeBoolean(boolean v) {
-            writeByte(v ? 1 : 0);
-        }
-
-        void writeShort(int v) {
-            ensure(2);
-            buffer[size++] = (byte) (v >>> 8);
-            buffer[size++] = (byte) v;
-        }
-
-        void writeInt(int v) {
-            ensure(4);
-            for (int shift = 24; shift >= 0; shift -= 8) {
-                buffer[size++] = (byte) (v >>> shift);
-            }
-        }
-
-        void write(byte[] bytes) {
-            ensure(bytes.length);
-            System.arraycopy(bytes, 0, buffer, size, bytes.length);
-            size += bytes.length;
-        }
-
-        /** Overwrites the int at {@code offset}, which was written already. */
-        void setInt(int offset, int v) {
-            for (int i = 0; i < 4; i++) {
-                buffer[offset + i] = (byte) (v >>> (24 - 8 * i));
-            }
-        }
-
-        void writeLong(long v) {
-            ensure(8);
-            for (int shift = 56; shift >= 0; shift -= 8) {
-                buffer[size++] = (byte) (v >>> shift);
-            }
-        }
-
-        void writeDouble(double v) {
-            writeLong(Double.doubleToLongBits(v));
-        }
-
-        /**
-         * {@link DataOutputStream#writeUTF}: the encoded length, then modified UTF-8 (NUL and
-         * everything above 0x7F in two or three bytes).
-         */
-        void writeUTF(String text) {
-            int chars = text.length();
-            int length = 0;
-            for (int i = 0; i < chars; i++) {
-                char c = text.charAt(i);
-                length += c >= 1 && c <= 0x7F ? 1 : c <= 0x7FF ? 2 : 3;
-            }
-            if (length > 0xFFFF) {
-                throw new UncheckedIOException(
-                        new UTFDataFormatException(
-                                "a string of " + length + " encoded bytes is too long for a tile"));
-            }
-            writeShort(length);
-            ensure(length);
-            for (int i = 0; i < chars; i++) {
-                char c = text.charAt(i);
-                if (c >= 1 && c <= 0x7F) {
-                    buffer[size++] = (byte) c;
-                } else if (c <= 0x7FF) {
-                    buffer[size++] = (byte) (0xC0 | ((c >> 6) & 0x1F));
-                    buffer[size++] = (byte) (0x80 | (c & 0x3F));
-                } else {
-                    buffer[size++] = (byte) (0xE0 | ((c >> 12) & 0x0F));
-                    buffer[size++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-                    buffer[size++] = (byte) (0x80 | (c & 0x3F));
-                }
-            }
-        }
-
-        byte[] toByteArray() {
-            return Arrays.copyOf(buffer, size);
-        }
-    }
-
-    /**
-     * Reads what {@link DataOutputStream} wrote, straight from the array: a read decodes dozens of
-     * tiles per entity, and {@link DataInputStream} over a {@link ByteArrayInputStream} costs a
-     * synchronized call per field and two buffers per tile.
-     */
-    private static final class In {
-        private final ByteBuffer buffer;
-
-        In(byte[] payload) {
-            buffer = ByteBuffer.wrap(payload); // big-endian, as DataOutputStream writes
-        }
-
-        byte readByte() throws IOException {
-            try {
-                return buffer.get();
-            } catch (BufferUnderflowException e) {
-                throw truncated();
-            }
-        }
-
-        boolean readBoolean() throws IOException {
-            return readByte() != 0;
-        }
-
-        short readShort() throws IOException {
-            try {
-                return buffer.getShort();
-            } catch (BufferUnderflowException e) {
-                throw truncated();
-            }
-        }
-
-        int readInt() throws IOException {
-            try {
-                return buffer.getInt();
-            } catch (BufferUnderflowException e) {
-                throw truncated();
-            }
-        }
-
-        long readLong() throws IOException {
-            try {
-                return buffer.getLong();
-            } catch (BufferUnderflowException e) {
-                throw truncated();
-            }
-        }
-
-        double readDouble() throws IOException {
-            return Double.longBitsToDouble(readLong());
-        }
-
-        /** {@link DataInputStream#readUTF}: a length, then modified UTF-8 (ASCII as is). */
-        String readUTF() throws IOException {
-            int length = Short.toUnsignedInt(readShort());
-            if (length > buffer.remaining()) {
-                throw truncated();
-            }
-            byte[] array = buffer.array();
-            int from = buffer.arrayOffset() + buffer.position();
-            boolean ascii = true;
-            for (int i = from; i < from + length && ascii; i++) {
-                ascii = array[i] > 0; // modified UTF-8 writes NUL as two bytes
-            }
-            String text =
-                    ascii
-                            ? new String(array, from, length, StandardCharsets.ISO_8859_1)
-                            : new DataInputStream(
-                                            new ByteArrayInputStream(array, from - 2, length + 2))
-                                    .readUTF();
-            buffer.position(buffer.position() + length);
-            return text;
-        }
-
-        private static IOException truncated() {
-            return new EOFException("the tile ends before its last field");
-        }
     }
 }

@@ -20,7 +20,7 @@ class TileCodecTest {
     void writesWhatDataOutputStreamWritesByteForByte() throws IOException {
         SplittableRandom random = new SplittableRandom(5);
         for (int round = 0; round < 500; round++) {
-            TileCodec.Out out = new TileCodec.Out(1);
+            TileOut out = new TileOut(1);
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             DataOutputStream expected = new DataOutputStream(bytes);
             for (int field = 0; field < 20; field++) {
@@ -75,7 +75,7 @@ class TileCodecTest {
 
     @Test
     void refusesAStringTooLongForItsLengthField() {
-        assertThatThrownBy(() -> new TileCodec.Out(1).writeUTF("\u20ac".repeat(21_846)))
+        assertThatThrownBy(() -> new TileOut(1).writeUTF("\u20ac".repeat(21_846)))
                 .isInstanceOf(UncheckedIOException.class)
                 .hasMessageContaining("65538 encoded bytes is too long");
     }
