@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -50,7 +51,7 @@ class JobJarITCase {
         Set<String> natives = new TreeSet<>();
         try (JarFile jar = new JarFile(Path.of(System.getProperty("sluice.job.jar")).toFile())) {
             jar.stream()
-                    .map(e -> e.getName())
+                    .map(JarEntry::getName)
                     .filter(n -> NATIVE.matcher(n).matches())
                     .forEach(natives::add);
         }

@@ -9,10 +9,13 @@ import io.sluice.features.agg.Status;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.serving.FeastResponse.FeastStatus;
 import io.sluice.testing.TestConfigs;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class FeastResponseTest {
@@ -102,8 +105,8 @@ class FeastResponseTest {
 
     @Test
     void writesEveryDoubleSoThatItReadsBackExactly() throws Exception {
-        java.util.SplittableRandom random = new java.util.SplittableRandom(17);
-        List<Double> doubles = new java.util.ArrayList<>();
+        SplittableRandom random = new SplittableRandom(17);
+        List<Double> doubles = new ArrayList<>();
         for (double d :
                 new double[] {
                     0.0,
@@ -132,7 +135,7 @@ class FeastResponseTest {
             doubles.add(random.nextDouble() * Math.pow(10, random.nextInt(-8, 12)));
         }
         doubles.removeIf(d -> d.isNaN() || d.isInfinite());
-        var written = new java.io.StringWriter();
+        var written = new StringWriter();
         try (var out = mapper.getFactory().createGenerator(written)) {
             out.writeStartArray();
             for (double d : doubles) {

@@ -6,6 +6,7 @@ import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -72,8 +73,7 @@ class SharedClassesTest {
         SharedClasses.Use before = SharedClasses.in(dir, withJob, LoadsFlink.class.getName());
         Files.setLastModifiedTime(
                 rebuilt,
-                java.nio.file.attribute.FileTime.fromMillis(
-                        Files.getLastModifiedTime(rebuilt).toMillis() + 60_000));
+                FileTime.fromMillis(Files.getLastModifiedTime(rebuilt).toMillis() + 60_000));
         SharedClasses.Use after = SharedClasses.in(dir, withJob, LoadsFlink.class.getName());
         assertThat(archiveOf(after)).isNotEqualTo(archiveOf(before));
         assertThat(dir.resolve(archiveOf(after))).isRegularFile();
