@@ -5,7 +5,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -22,11 +21,7 @@ final class TileIn {
     }
 
     byte readByte() throws IOException {
-        try {
-            return buffer.get();
-        } catch (BufferUnderflowException e) {
-            throw truncated();
-        }
+        return buffer.get(need(1));
     }
 
     boolean readBoolean() throws IOException {
@@ -34,27 +29,15 @@ final class TileIn {
     }
 
     short readShort() throws IOException {
-        try {
-            return buffer.getShort();
-        } catch (BufferUnderflowException e) {
-            throw truncated();
-        }
+        return buffer.getShort(need(2));
     }
 
     int readInt() throws IOException {
-        try {
-            return buffer.getInt();
-        } catch (BufferUnderflowException e) {
-            throw truncated();
-        }
+        return buffer.getInt(need(4));
     }
 
     long readLong() throws IOException {
-        try {
-            return buffer.getLong();
-        } catch (BufferUnderflowException e) {
-            throw truncated();
-        }
+        return buffer.getLong(need(8));
     }
 
     double readDouble() throws IOException {
@@ -80,6 +63,16 @@ final class TileIn {
                                 .readUTF();
         buffer.position(buffer.position() + length);
         return text;
+    }
+
+    /** The position of the next {@code bytes} bytes, which must all be there. */
+    private int need(int bytes) throws IOException {
+        int at = buffer.position();
+        if (buffer.remaining() < bytes) {
+            throw truncated();
+        }
+        buffer.position(at + bytes);
+        return at;
     }
 
     private static IOException truncated() {

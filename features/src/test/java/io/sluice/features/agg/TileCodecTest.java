@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -152,8 +153,8 @@ class TileCodecTest {
         byte[] second = TileCodec.encodeFine(tile);
         assertThat(second).startsWith(first[0]).hasSizeGreaterThan(first.length);
         assertThat(TileCodec.encodedCount(second)).isEqualTo(2);
-        assertThat(java.util.Arrays.copyOfRange(second, 5, first.length))
-                .isEqualTo(java.util.Arrays.copyOfRange(first, 5, first.length));
+        assertThat(Arrays.copyOfRange(second, 5, first.length))
+                .isEqualTo(Arrays.copyOfRange(first, 5, first.length));
         // The bytes handed out before stay as they were: they may be in flight to a store.
         assertThat(TileCodec.encodedCount(first)).isEqualTo(1);
         assertThat(TileCodec.decodeFine(0, first).events())
@@ -182,5 +183,21 @@ class TileCodecTest {
             text.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
         }
         return text.toString();
+    }
+
+    @Test
+    void refusesEveryTruncatedTileAsTruncated() {
+        Tile tile = new Tile(0);
+        tile.add(new EventEntry(5, "b", new Object[] {1L, "x", 2.5, null}));
+        tile.add(new EventEntry(9, "c", new Object[] {3L, "yz", -1.0, null}));
+        byte[] whole = TileCodec.encodeFine(tile);
+        assertThat(TileCodec.decodeFine(0, whole).size()).isEqualTo(2);
+        for (int length = 0; length < whole.length; length++) {
+            byte[] cut = Arrays.copyOf(whole, length);
+            assertThatThrownBy(() -> TileCodec.decodeFine(0, cut))
+                    .as("the first %d of %d bytes", length, whole.length)
+                    .isInstanceOf(UncheckedIOException.class)
+                    .hasRootCauseMessage("the tile ends before its last field");
+        }
     }
 }
