@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -166,6 +167,8 @@ final class SharedClasses {
             throws IOException, InterruptedException {
         Path partial = archive.resolveSibling(archive.getFileName() + ".partial");
         Path log = archive.resolveSibling(archive.getFileName() + ".log");
+        // The training job's sink writes here; removed afterwards, so builds leave nothing behind.
+        Path scratch = Files.createTempDirectory("sluice-cds-training");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(ChildJava.inheritedOptions());
@@ -177,19 +180,27 @@ final class SharedClasses {
                         "-cp",
                         classPath,
                         training,
-                        Files.createTempDirectory("sluice-cds-training").toString()));
-        Process run =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
-        if (!run.waitFor(3, TimeUnit.MINUTES)) {
-            run.destroyForcibly();
-            throw new IOException("the training JVM did not finish; see " + log);
-        }
-        if (run.exitValue() != 0 || !Files.exists(partial)) {
-            throw new IOException(
-                    "the training JVM exited with " + run.exitValue() + "; see " + log);
+                        scratch.toString()));
+        try {
+            Process run =
+                    new ProcessBuilder(command)
+                            .redirectErrorStream(true)
+                            .redirectOutput(log.toFile())
+                            .start();
+            if (!run.waitFor(3, TimeUnit.MINUTES)) {
+                run.destroyForcibly();
+                throw new IOException("the training JVM did not finish; see " + log);
+            }
+            if (run.exitValue() != 0 || !Files.exists(partial)) {
+                throw new IOException(
+                        "the training JVM exited with " + run.exitValue() + "; see " + log);
+            }
+        } finally {
+            try (Stream<Path> files = Files.walk(scratch)) {
+                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(f);
+                }
+            }
         }
         Files.move(
                 partial,
