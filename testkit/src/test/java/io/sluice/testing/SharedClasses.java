@@ -188,7 +188,7 @@ final class SharedClasses {
                             .redirectOutput(log.toFile())
                             .start();
             if (!run.waitFor(3, TimeUnit.MINUTES)) {
-                run.destroyForcibly();
+                run.destroyForcibly().waitFor(); // gone before its scratch directory is removed
                 throw new IOException("the training JVM did not finish; see " + log);
             }
             if (run.exitValue() != 0 || !Files.exists(partial)) {
