@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -167,8 +166,6 @@ final class SharedClasses {
             throws IOException, InterruptedException {
         Path partial = archive.resolveSibling(archive.getFileName() + ".partial");
         Path log = archive.resolveSibling(archive.getFileName() + ".log");
-        // The training job's sink writes here; removed afterwards, so builds leave nothing behind.
-        Path scratch = Files.createTempDirectory("sluice-cds-training");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(ChildJava.inheritedOptions());
@@ -180,27 +177,23 @@ final class SharedClasses {
                         "-cp",
                         classPath,
                         training,
-                        scratch.toString()));
-        try {
-            Process run =
-                    new ProcessBuilder(command)
-                            .redirectErrorStream(true)
-                            .redirectOutput(log.toFile())
-                            .start();
-            if (!run.waitFor(3, TimeUnit.MINUTES)) {
-                run.destroyForcibly().waitFor(); // gone before its scratch directory is removed
-                throw new IOException("the training JVM did not finish; see " + log);
-            }
-            if (run.exitValue() != 0 || !Files.exists(partial)) {
-                throw new IOException(
-                        "the training JVM exited with " + run.exitValue() + "; see " + log);
-            }
-        } finally {
-            try (Stream<Path> files = Files.walk(scratch)) {
-                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.delete(f);
-                }
-            }
+                        // The training job's output: beside the archive, in the build's
+                        // output, not in the system's temporary directory.
+                        Files.createDirectories(
+                                        archive.resolveSibling(archive.getFileName() + ".training"))
+                                .toString()));
+        Process run =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
+                        .start();
+        if (!run.waitFor(3, TimeUnit.MINUTES)) {
+            run.destroyForcibly();
+            throw new IOException("the training JVM did not finish; see " + log);
+        }
+        if (run.exitValue() != 0 || !Files.exists(partial)) {
+            throw new IOException(
+                    "the training JVM exited with " + run.exitValue() + "; see " + log);
         }
         Files.move(
                 partial,
