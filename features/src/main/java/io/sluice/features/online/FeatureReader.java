@@ -50,10 +50,40 @@ public final class FeatureReader {
     private final List<ViewDef> views;
     private final LongSupplier clock;
 
+    /**
+     * The views' features by view and feature name: a server resolves every request's references,
+     * and scanning 50 features for each of 50 names took a tenth of a read's own time.
+     */
+    private final Map<String, Map<String, FeatureRefs.Resolved>> byName = new HashMap<>();
+
     public FeatureReader(OnlineStore store, List<ViewDef> views, LongSupplier clock) {
         this.store = store;
         this.views = List.copyOf(views);
         this.clock = clock;
+        for (ViewDef view : this.views) {
+            Map<String, FeatureRefs.Resolved> features = new HashMap<>();
+            for (FeatureDef f : view.features()) {
+                features.putIfAbsent(
+                        f.name(),
+                        new FeatureRefs.Resolved(new FeatureRef(view.name(), f.name()), view, f));
+            }
+            byName.putIfAbsent(view.name(), features);
+        }
+    }
+
+    /** {@link FeatureRefs#resolve} against this reader's views, by their names. */
+    private List<FeatureRefs.Resolved> resolve(List<FeatureRef> features) {
+        List<FeatureRefs.Resolved> resolved = new ArrayList<>(features.size());
+        for (FeatureRef ref : features) {
+            Map<String, FeatureRefs.Resolved> view = byName.get(ref.view());
+            FeatureRefs.Resolved r = view == null ? null : view.get(ref.feature());
+            if (r == null) {
+                // Unknown: the shared resolver refuses it with its message of what exists.
+                return FeatureRefs.resolve(views, features);
+            }
+            resolved.add(r);
+        }
+        return resolved;
     }
 
     /**
@@ -80,7 +110,7 @@ public final class FeatureReader {
      */
     public List<Vector> read(List<FeatureRef> features, List<String> entities, Instant at)
             throws IOException {
-        List<FeatureRefs.Resolved> resolved = FeatureRefs.resolve(views, features);
+        List<FeatureRefs.Resolved> resolved = resolve(features);
         long now = clock.getAsLong();
         long tail = Windows.floorMillis(at);
         long headEnd = Windows.ceilMillis(at);
