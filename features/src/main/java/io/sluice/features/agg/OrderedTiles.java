@@ -102,21 +102,6 @@ public final class OrderedTiles implements Windows.TileReader {
         return Arrays.copyOf(floors, n);
     }
 
-    /** The first index of {@code sorted} from {@code from} on whose value is at least {@code v}. */
-    private static int lowerBound(long[] sorted, int from, long v) {
-        int lo = from;
-        int hi = sorted.length;
-        while (lo < hi) {
-            int m = (lo + hi) >>> 1;
-            if (sorted[m] < v) {
-                lo = m + 1;
-            } else {
-                hi = m;
-            }
-        }
-        return lo;
-    }
-
     /** The index of {@code feature}'s partial key among those read so far, adding it if new. */
     private int key(FeatureDef feature) {
         String k = feature.partialKey();
@@ -143,8 +128,8 @@ public final class OrderedTiles implements Windows.TileReader {
     /** The merge of the fine tiles in {@code [start, start + size)}, in ascending order. */
     private Partial merged(long start, long size, int key, FeatureDef feature) {
         Partial p = new Partial();
-        int end = lowerBound(starts, 0, start + size);
-        for (int i = lowerBound(starts, 0, start); i < end; i++) {
+        int end = Windows.lowerBound(starts, 0, start + size);
+        for (int i = Windows.lowerBound(starts, 0, start); i < end; i++) {
             p.merge(fineAt(i, key, feature));
         }
         return p;
@@ -189,9 +174,7 @@ public final class OrderedTiles implements Windows.TileReader {
 
     @Override
     public long[] fineStarts(long from, long to, long step) {
-        int lo = lowerBound(starts, 0, from);
-        int hi = lowerBound(starts, lo, to);
-        return lo == hi ? NONE : Arrays.copyOfRange(starts, lo, hi);
+        return Windows.between(starts, from, to);
     }
 
     @Override
@@ -211,14 +194,14 @@ public final class OrderedTiles implements Windows.TileReader {
     private long[] holding(long from, long to, long step) {
         long[] found = NONE;
         int n = 0;
-        int i = lowerBound(starts, 0, from);
+        int i = Windows.lowerBound(starts, 0, from);
         while (i < starts.length && starts[i] < to) {
             long start = Windows.floor(starts[i], step);
             if (n == found.length) {
                 found = Arrays.copyOf(found, Math.max(4, 2 * n));
             }
             found[n++] = start;
-            i = lowerBound(starts, i, start + step);
+            i = Windows.lowerBound(starts, i, start + step);
         }
         return n == found.length ? found : Arrays.copyOf(found, n);
     }

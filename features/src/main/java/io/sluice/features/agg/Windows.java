@@ -2,6 +2,7 @@ package io.sluice.features.agg;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 
@@ -97,6 +98,30 @@ public final class Windows {
         }
         return starts;
     }
+
+    /** The first index of {@code sorted} from {@code from} on whose value is at least {@code v}. */
+    public static int lowerBound(long[] sorted, int from, long v) {
+        int lo = from;
+        int hi = sorted.length;
+        while (lo < hi) {
+            int m = (lo + hi) >>> 1;
+            if (sorted[m] < v) {
+                lo = m + 1;
+            } else {
+                hi = m;
+            }
+        }
+        return lo;
+    }
+
+    /** The values of ascending {@code sorted} in {@code [from, to)}. */
+    public static long[] between(long[] sorted, long from, long to) {
+        int lo = lowerBound(sorted, 0, from);
+        int hi = lowerBound(sorted, lo, to);
+        return lo >= hi ? NO_STARTS : Arrays.copyOfRange(sorted, lo, hi);
+    }
+
+    private static final long[] NO_STARTS = new long[0];
 
     /** {@code starts} as an array, in their order. */
     public static long[] keys(Collection<Long> starts) {

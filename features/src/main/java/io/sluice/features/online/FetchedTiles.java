@@ -22,9 +22,9 @@ import java.util.NavigableMap;
  * before, in a profile of {@code FeatureReader.read}).
  */
 final class FetchedTiles implements Windows.TileReader {
-    private final Found fine;
-    private final Found coarse;
-    private final Found mid;
+    private final LevelTiles fine;
+    private final LevelTiles coarse;
+    private final LevelTiles mid;
 
     /** Fine tiles' events, decoded when first used. */
     private final Tile[] fineTiles;
@@ -41,39 +41,28 @@ final class FetchedTiles implements Windows.TileReader {
     private long headEnd = Long.MIN_VALUE;
 
     FetchedTiles(OnlineStore.Found found) {
-        fine = new Found(found.fine());
-        coarse = new Found(found.coarse());
-        mid = new Found(found.mid());
+        fine = new LevelTiles(found.fine());
+        coarse = new LevelTiles(found.coarse());
+        mid = new LevelTiles(found.mid());
         fineTiles = new Tile[fine.starts.length];
     }
 
     /** One level's tiles: starts ascending, their payloads, and partials once decoded. */
-    private static final class Found {
+    private static final class LevelTiles {
         final long[] starts;
         final byte[][] payloads;
         final Map<String, Partial>[] partials;
 
         @SuppressWarnings("unchecked")
-        Found(NavigableMap<Long, byte[]> tiles) {
-            starts = new long[tiles.size()];
-            payloads = new byte[tiles.size()][];
-            partials = new Map[tiles.size()];
-            int i = 0;
-            for (Map.Entry<Long, byte[]> e : tiles.entrySet()) {
-                starts[i] = e.getKey();
-                payloads[i++] = e.getValue();
-            }
+        LevelTiles(NavigableMap<Long, byte[]> tiles) {
+            starts = Windows.keys(tiles.keySet());
+            payloads = tiles.values().toArray(byte[][]::new);
+            partials = new Map[starts.length];
         }
 
         /** The index of the first start at or after {@code from}. */
         int from(long from) {
-            int i = Arrays.binarySearch(starts, from);
-            return i >= 0 ? i : -i - 1;
-        }
-
-        /** The starts in {@code [from, to)}. */
-        long[] between(long from, long to) {
-            return Arrays.copyOfRange(starts, from(from), Math.max(from(from), from(to)));
+            return Windows.lowerBound(starts, 0, from);
         }
 
         /** The index of the tile starting at {@code start}, or a negative number. */
@@ -188,16 +177,16 @@ final class FetchedTiles implements Windows.TileReader {
 
     @Override
     public long[] fineStarts(long from, long to, long step) {
-        return fine.between(from, to);
+        return Windows.between(fine.starts, from, to);
     }
 
     @Override
     public long[] coarseStarts(long from, long to, long step) {
-        return coarse.between(from, to);
+        return Windows.between(coarse.starts, from, to);
     }
 
     @Override
     public long[] midStarts(long from, long to, long step) {
-        return mid.between(from, to);
+        return Windows.between(mid.starts, from, to);
     }
 }
