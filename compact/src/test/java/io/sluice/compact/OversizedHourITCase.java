@@ -32,21 +32,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An hour larger than the compacting JVM's whole heap compacts: a child JVM with {@code -Xmx64m}
- * compacts an hour whose rows, held as the in-memory path holds them, take more than 64 MiB, and
+ * An hour larger than the compacting JVM's whole heap compacts: a child JVM with {@code -Xmx32m}
+ * compacts an hour whose rows, held as the in-memory path holds them, take more than 32 MiB, and
  * exits 0; the warehouse it wrote is read back by DuckDB and checked row by row.
  */
 class OversizedHourITCase {
 
     private static final Instant START = Instant.parse("2026-11-21T03:00:00Z");
     private static final String HOUR = "dt=2026-11-21/hr=03";
-    private static final int EVENTS = 520_000;
-    private static final long CHILD_HEAP = 64L << 20;
+    private static final int EVENTS = 260_000;
+    private static final long CHILD_HEAP = 32L << 20;
 
     @TempDir Path root;
 
     @Test
-    void aChildJvmWithA64MiBHeapCompactsAnHourLargerThanItsHeap() throws Exception {
+    void aChildJvmWithA32MiBHeapCompactsAnHourLargerThanItsHeap() throws Exception {
         TableConfig purchases =
                 TestConfigs.shop(root, "localhost:1", "t").table("purchases").orElseThrow();
         long started = System.nanoTime();
