@@ -37,11 +37,19 @@ final class BucketFileWriter {
     /**
      * Opens {@code file} for rows of {@code schema}, to be written in sorted order.
      *
+     * @param idColumn the event id, unique in the file
+     * @param timeColumn the event time
      * @param distinctKeys distinct values of {@code keyColumn} the file will hold: sizes the bloom
      *     filter
      */
     static ParquetWriter<GenericRecord> open(
-            Path file, Schema schema, String keyColumn, long distinctKeys) throws IOException {
+            Path file,
+            Schema schema,
+            String keyColumn,
+            String idColumn,
+            String timeColumn,
+            long distinctKeys)
+            throws IOException {
         return AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
                 .withSchema(schema)
                 .withDataModel(GenericData.get())
@@ -53,6 +61,12 @@ final class BucketFileWriter {
                 // dictionary-encoded, so the key column is written plain (zstd still
                 // compresses its sorted runs well) and gets its bloom filter.
                 .withDictionaryEncoding(keyColumn, false)
+                // Ids are unique once de-duplicated and event times nearly so (microseconds within
+                // an hour): a dictionary of them is as large as the column itself, and parquet-java
+                // fills one (hashing every value) until it passes its page size, then writes the
+                // column plain anyway. They are written plain from the start.
+                .withDictionaryEncoding(idColumn, false)
+                .withDictionaryEncoding(timeColumn, false)
                 .withBloomFilterEnabled(keyColumn, true)
                 .withBloomFilterNDV(keyColumn, Math.max(1, distinctKeys))
                 .withBloomFilterFPP(keyColumn, BLOOM_FPP)

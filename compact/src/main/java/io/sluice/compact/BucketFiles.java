@@ -91,6 +91,8 @@ final class BucketFiles {
                                 inProgress,
                                 warehouseSchema.schema(),
                                 table.key(),
+                                table.id(),
+                                table.eventTime(),
                                 sorted.distinctKeys())) {
             HourRows.Row row;
             while ((row = stream.next()) != null) {
