@@ -1,20 +1,23 @@
 package io.sluice.compact;
 
+import io.sluice.lake.WarehouseSchema;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericRecord;
-import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.io.OutputFile;
 
 /**
- * Writes one warehouse Parquet file with the storage contract's settings. All of them are
- * parquet-java's own options; this class only chooses them.
+ * Writes one warehouse Parquet file with the storage contract's settings, from rows encoded in the
+ * table's Avro schema ({@link PayloadWriteSupport}). All the settings are parquet-java's own
+ * options; this class only chooses them.
  */
 final class BucketFileWriter {
 
@@ -35,25 +38,53 @@ final class BucketFileWriter {
     private BucketFileWriter() {}
 
     /**
-     * Opens {@code file} for rows of {@code schema}, to be written in sorted order.
+     * Opens {@code file} for rows encoded in {@code tableSchema}, written in {@code
+     * warehouseSchema}, in sorted order.
      *
      * @param idColumn the event id, unique in the file
      * @param timeColumn the event time
      * @param distinctKeys distinct values of {@code keyColumn} the file will hold: sizes the bloom
      *     filter
      */
-    static ParquetWriter<GenericRecord> open(
+    static ParquetWriter<byte[]> open(
             Path file,
-            Schema schema,
+            Schema tableSchema,
+            WarehouseSchema warehouseSchema,
             String keyColumn,
             String idColumn,
             String timeColumn,
             long distinctKeys)
             throws IOException {
-        return AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
-                .withSchema(schema)
-                .withDataModel(GenericData.get())
-                .withConf(new PlainParquetConfiguration())
+        return open(
+                file,
+                new PayloadWriteSupport(tableSchema, warehouseSchema),
+                keyColumn,
+                idColumn,
+                timeColumn,
+                distinctKeys);
+    }
+
+    static ParquetWriter<byte[]> open(
+            Path file,
+            PayloadWriteSupport support,
+            String keyColumn,
+            String idColumn,
+            String timeColumn,
+            long distinctKeys)
+            throws IOException {
+        return contract(
+                        new Builder(new LocalOutputFile(file), support),
+                        keyColumn,
+                        idColumn,
+                        timeColumn,
+                        distinctKeys)
+                .build();
+    }
+
+    /** Sets the storage contract's options on {@code builder}, whatever it writes. */
+    static <T, B extends ParquetWriter.Builder<T, B>> B contract(
+            B builder, String keyColumn, String idColumn, String timeColumn, long distinctKeys) {
+        return builder.withConf(new PlainParquetConfiguration())
                 .withWriteMode(ParquetFileWriter.Mode.CREATE)
                 .withCompressionCodec(CompressionCodecName.ZSTD)
                 .withDictionaryEncoding(true)
@@ -75,7 +106,32 @@ final class BucketFileWriter {
                 .withColumnIndexTruncateLength(Integer.MAX_VALUE)
                 .withRowGroupRowCountLimit(ROW_GROUP_ROWS)
                 .withRowGroupSize(ROW_GROUP_BYTES)
-                .withPageWriteChecksumEnabled(true)
-                .build();
+                .withPageWriteChecksumEnabled(true);
+    }
+
+    /** parquet-java's builder with a {@link PayloadWriteSupport}. */
+    private static final class Builder extends ParquetWriter.Builder<byte[], Builder> {
+
+        private final PayloadWriteSupport support;
+
+        Builder(OutputFile file, PayloadWriteSupport support) {
+            super(file);
+            this.support = support;
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
+
+        @Override
+        protected WriteSupport<byte[]> getWriteSupport(Configuration conf) {
+            return support;
+        }
+
+        @Override
+        protected WriteSupport<byte[]> getWriteSupport(ParquetConfiguration conf) {
+            return support;
+        }
     }
 }

@@ -14,19 +14,13 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
-import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.DecoderFactory;
 import org.apache.parquet.hadoop.ParquetWriter;
 
 /**
  * Writes an hour's sorted buckets ({@link SortedBuckets}) as the warehouse's Parquet files, one per
- * non-empty bucket: each row decoded from its Avro bytes in the table's schema, converted to the
- * warehouse schema and written by {@link BucketFileWriter}, and each file named after its bucket
- * and a digest of its bytes ({@code 000007_0_<16 hex digits>.parquet}), so the same rows always
- * give the same name.
+ * non-empty bucket: each row written from its Avro bytes in the table's schema to the warehouse
+ * schema by {@link BucketFileWriter}, and each file named after its bucket and a digest of its
+ * bytes ({@code 000007_0_<16 hex digits>.parquet}), so the same rows always give the same name.
  */
 final class BucketFiles {
 
@@ -79,27 +73,22 @@ final class BucketFiles {
             throws IOException {
         SortedBuckets.Bucket sorted = buckets.open(bucket);
         Path inProgress = dir.resolve(String.format("%06d_0.inprogress", bucket));
-        GenericDatumReader<GenericData.Record> decoder = new GenericDatumReader<>(table.schema());
-        BinaryDecoder binary = null;
-        GenericData.Record record = null;
         long rows = 0;
         Object firstKey = null;
         Object lastKey = null;
         try (RowStream stream = sorted.rows();
-                ParquetWriter<GenericRecord> writer =
+                ParquetWriter<byte[]> writer =
                         BucketFileWriter.open(
                                 inProgress,
-                                warehouseSchema.schema(),
+                                table.schema(),
+                                warehouseSchema,
                                 table.key(),
                                 table.id(),
                                 table.eventTime(),
                                 sorted.distinctKeys())) {
             HourRows.Row row;
             while ((row = stream.next()) != null) {
-                binary = DecoderFactory.get().binaryDecoder(row.payload, binary);
-                record = decoder.read(record, binary);
-                warehouseSchema.convert(record);
-                writer.write(record);
+                writer.write(row.payload);
                 if (rows++ == 0) {
                     firstKey = row.key;
                 }
