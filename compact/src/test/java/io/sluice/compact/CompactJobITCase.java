@@ -118,12 +118,18 @@ class CompactJobITCase {
                                 c.properties(),
                                 Duration.ofSeconds(1)));
         // The upkeep handed in (the app's keeps the feature logs' tables) runs with each
-        // maintenance: here it leaves a mark per run.
+        // maintenance: here it leaves a mark per run, moved in whole (the test reads the marks
+        // while later runs add theirs).
         String marks = root.resolve("upkeep").toString();
         CatalogUpkeep upkeep =
                 (catalog, retention, now) -> {
                     Files.createDirectories(Path.of(marks));
-                    Files.writeString(Path.of(marks, Long.toString(now)), retention.toString());
+                    Path mark = Files.createTempFile(Path.of(marks).getParent(), "mark", ".tmp");
+                    Files.writeString(mark, retention.toString());
+                    Files.move(
+                            mark,
+                            Path.of(marks, Long.toString(now)),
+                            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
                 };
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
