@@ -29,7 +29,7 @@ interface SortedBuckets {
             @Override
             public Bucket open(int bucket) {
                 List<HourRows.Row> rows = buckets.get(bucket);
-                rows.sort(hourRows.order);
+                hourRows.sort(rows);
                 long distinctKeys = 0;
                 int previousRank = -1;
                 for (HourRows.Row row : rows) {

@@ -109,6 +109,49 @@ class HourRowsTest {
     }
 
     /** The row is {@code record} encoded in the current schema, with its sort values and place. */
+    @Test
+    void sortingABucketGivesTheComparatorsOrder() throws IOException {
+        List<HourRows.Row> rows = new ArrayList<>();
+        List<Path> files = landingFiles();
+        for (int i = 0; i < files.size(); i++) {
+            rows.addAll(
+                    hourRows.read(
+                            files.get(i).toUri(),
+                            i,
+                            records(files.get(i), purchases.schema()).size()));
+        }
+        // Copies of some rows land twice (the generator's duplicate rate): equal key and time.
+        HourRows.rankKeys(rows);
+        List<HourRows.Row> expected = new ArrayList<>(rows);
+        expected.sort(hourRows.order);
+        java.util.Collections.shuffle(rows, new java.util.Random(3));
+        List<HourRows.Row> packed = new ArrayList<>(rows);
+        hourRows.sort(packed);
+        assertThat(packed).containsExactlyElementsOf(expected);
+        assertThat(expected)
+                .as("rows tied on key and time, ordered by id")
+                .anySatisfy(
+                        r ->
+                                assertThat(expected)
+                                        .filteredOn(
+                                                o -> o != r && o.rank == r.rank && o.time == r.time)
+                                        .isNotEmpty());
+
+        // Times too far apart to pack: the rows are sorted by the comparator, to the same order.
+        List<HourRows.Row> spread = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            HourRows.Row r = rows.get(i);
+            long time = i % 2 == 0 ? Long.MIN_VALUE + i : Long.MAX_VALUE - i;
+            HourRows.Row moved = new HourRows.Row(r.payload, r.key, time, r.idHash, 0, r.seq);
+            moved.rank = r.rank;
+            spread.add(moved);
+        }
+        List<HourRows.Row> spreadExpected = new ArrayList<>(spread);
+        spreadExpected.sort(hourRows.order);
+        hourRows.sort(spread);
+        assertThat(spread).containsExactlyElementsOf(spreadExpected);
+    }
+
     private void assertRow(HourRows.Row row, GenericRecord record, int fileIndex, int position)
             throws IOException {
         assertThat(row.payload).isEqualTo(encode(record));
