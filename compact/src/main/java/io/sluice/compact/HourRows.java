@@ -168,8 +168,8 @@ final class HourRows {
     }
 
     /**
-     * Sets each row's rank among the hour's distinct keys, so that sorting compares ints instead of
-     * strings: there are far fewer keys than rows.
+     * Sets each row's rank among the distinct keys of {@code rows} (a bucket's), so that sorting
+     * compares ints instead of strings: there are far fewer keys than rows.
      */
     static void rankKeys(List<Row> rows) {
         Map<Object, Integer> ranks = new HashMap<>();

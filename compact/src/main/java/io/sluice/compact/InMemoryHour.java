@@ -68,10 +68,11 @@ final class InMemoryHour {
         return rows;
     }
 
-    /** De-duplicates, ranks and buckets the rows of an hour; each bucket is sorted when opened. */
+    /**
+     * De-duplicates and buckets the rows of an hour; each bucket is ranked and sorted when opened.
+     */
     static SortedBuckets buckets(HourRows hourRows, int bucketCount, List<HourRows.Row> rows) {
         List<HourRows.Row> unique = hourRows.deduplicate(rows);
-        HourRows.rankKeys(unique);
         List<List<HourRows.Row>> buckets = new ArrayList<>();
         for (int b = 0; b < bucketCount; b++) {
             buckets.add(new ArrayList<>());

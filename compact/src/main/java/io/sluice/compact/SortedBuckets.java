@@ -18,7 +18,11 @@ interface SortedBuckets {
     /** Opens {@code bucket}; may be called for different buckets from several threads. */
     Bucket open(int bucket) throws IOException;
 
-    /** Buckets whose rows all have their {@link HourRows#rankKeys rank}; sorted when opened. */
+    /**
+     * Buckets held in memory, each {@link HourRows#rankKeys ranked} and sorted when opened (on the
+     * thread that writes it: a key's rows are all in its bucket, so ranks within the bucket order
+     * them as ranks over the hour would).
+     */
     static SortedBuckets inMemory(List<List<HourRows.Row>> buckets, HourRows hourRows) {
         return new SortedBuckets() {
             @Override
@@ -29,6 +33,7 @@ interface SortedBuckets {
             @Override
             public Bucket open(int bucket) {
                 List<HourRows.Row> rows = buckets.get(bucket);
+                HourRows.rankKeys(rows);
                 hourRows.sort(rows);
                 long distinctKeys = 0;
                 int previousRank = -1;

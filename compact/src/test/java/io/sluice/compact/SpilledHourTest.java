@@ -217,7 +217,6 @@ class SpilledHourTest {
         }
         List<HourRows.Row> unique = hourRows.deduplicate(all);
         assertThat(unique).hasSizeLessThan(all.size());
-        HourRows.rankKeys(unique);
         List<List<HourRows.Row>> buckets = new ArrayList<>();
         for (int b = 0; b < purchases.buckets(); b++) {
             buckets.add(new ArrayList<>());
