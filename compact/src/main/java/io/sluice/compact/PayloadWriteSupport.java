@@ -37,6 +37,10 @@ import org.apache.parquet.schema.Type;
  * as {@link WarehouseSchema#convert} does. Those are the same calls {@link AvroWriteSupport} makes
  * for those values, so the file is the same, byte for byte ({@code PayloadWriteSupportTest}). A
  * table with nested records, arrays, maps or unions of several types takes parquet-avro's own path.
+ *
+ * <p>Parquet may keep the slices it is given (a dictionary's entries, a page's min and max) until
+ * the file is closed, so a payload must not change once written: rows own their payload arrays, in
+ * memory and when read back from a spill.
  */
 final class PayloadWriteSupport extends WriteSupport<byte[]> {
 
