@@ -1,9 +1,7 @@
 package io.sluice.compact;
 
-import io.sluice.lake.WarehouseSchema;
 import java.io.IOException;
 import java.nio.file.Path;
-import org.apache.avro.Schema;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
@@ -38,32 +36,14 @@ final class BucketFileWriter {
     private BucketFileWriter() {}
 
     /**
-     * Opens {@code file} for rows encoded in {@code tableSchema}, written in {@code
-     * warehouseSchema}, in sorted order.
+     * Opens {@code file} for rows written by {@code support} (encoded in the table's schema,
+     * written in the warehouse's), in sorted order.
      *
      * @param idColumn the event id, unique in the file
      * @param timeColumn the event time
      * @param distinctKeys distinct values of {@code keyColumn} the file will hold: sizes the bloom
      *     filter
      */
-    static ParquetWriter<byte[]> open(
-            Path file,
-            Schema tableSchema,
-            WarehouseSchema warehouseSchema,
-            String keyColumn,
-            String idColumn,
-            String timeColumn,
-            long distinctKeys)
-            throws IOException {
-        return open(
-                file,
-                new PayloadWriteSupport(tableSchema, warehouseSchema),
-                keyColumn,
-                idColumn,
-                timeColumn,
-                distinctKeys);
-    }
-
     static ParquetWriter<byte[]> open(
             Path file,
             PayloadWriteSupport support,

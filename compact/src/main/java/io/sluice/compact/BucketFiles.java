@@ -80,8 +80,7 @@ final class BucketFiles {
                 ParquetWriter<byte[]> writer =
                         BucketFileWriter.open(
                                 inProgress,
-                                table.schema(),
-                                warehouseSchema,
+                                new PayloadWriteSupport(table.schema(), warehouseSchema),
                                 table.key(),
                                 table.id(),
                                 table.eventTime(),

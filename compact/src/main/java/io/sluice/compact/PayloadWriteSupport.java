@@ -32,11 +32,13 @@ import org.apache.parquet.schema.Type;
  * type. In {@code bench compact} that decoding and walking took two fifths of the bucket writers'
  * time. Here a table whose top-level fields are all flat values (booleans, numbers, strings, bytes,
  * fixed, enums, each perhaps nullable) is written straight from the encoded bytes: each field read
- * by the Avro binary encoding's rules, strings and bytes handed to Parquet as slices of the payload
- * without a copy, a {@code timestamp-millis} multiplied to micros and an enum written as its symbol
- * as {@link WarehouseSchema#convert} does. Those are the same calls {@link AvroWriteSupport} makes
- * for those values, so the file is the same, byte for byte ({@code PayloadWriteSupportTest}). A
- * table with nested records, arrays, maps or unions of several types takes parquet-avro's own path.
+ * by the Avro binary encoding's rules (applied here: Avro's {@code BinaryDecoder} copies strings
+ * and bytes out and does not tell where it is in the array), strings and bytes handed to Parquet as
+ * slices of the payload without a copy, a {@code timestamp-millis} multiplied to micros and an enum
+ * written as its symbol as {@link WarehouseSchema#convert} does. Those are the same calls {@link
+ * AvroWriteSupport} makes for those values, so the file is the same, byte for byte ({@code
+ * PayloadWriteSupportTest}). A table with nested records, arrays, maps or unions of several types
+ * takes parquet-avro's own path.
  *
  * <p>Parquet may keep the slices it is given (a dictionary's entries, a page's min and max) until
  * the file is closed, so a payload must not change once written: rows own their payload arrays, in
