@@ -190,9 +190,19 @@ class ServeITCase {
                         FeatureServer.start(catalog, store, limits, "127.0.0.1", 0)) {
             writeTiles(catalog, store);
             base = URI.create("http://127.0.0.1:" + server.port());
-            String good = request(FEATURES, List.of("u1", "u2"), now - MINUTE, false);
+            // Read from the event loop (Redis's client is asynchronous): the same answer as the
+            // reader's, the never-seen entity found missing by the second read.
+            List<String> entities = List.of("u1", "u2", "never-seen");
+            String good = request(FEATURES, entities, now - MINUTE, true);
             HttpResponse<String> before = post(good);
-            assertThat(before.statusCode()).isEqualTo(200);
+            assertThat(before.statusCode()).as(before.body()).isEqualTo(200);
+            assertSameAsReader(
+                    mapper.readTree(before.body()),
+                    new FeatureReader(store, catalog.views(), System::currentTimeMillis)
+                            .read(refs(), entities, now - MINUTE),
+                    entities);
+            assertThat(mapper.readTree(before.body()).at("/results/1/statuses/2").asText())
+                    .isEqualTo("NOT_FOUND");
 
             redis.stop();
             poll(() -> get("/ready"), r -> r.statusCode() == 503);

@@ -14,6 +14,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
 /**
@@ -110,64 +113,133 @@ public final class FeatureReader {
      */
     public List<Vector> read(List<FeatureRef> features, List<String> entities, Instant at)
             throws IOException {
-        List<FeatureRefs.Resolved> resolved = resolve(features);
-        long now = clock.getAsLong();
-        long tail = Windows.floorMillis(at);
-        long headEnd = Windows.ceilMillis(at);
-        if (headEnd > now) { // at > now
-            throw new IllegalArgumentException(
-                    "at "
-                            + at
-                            + " is later than now ("
-                            + Instant.ofEpochMilli(now)
-                            + "): the online store has no data from the future");
-        }
-        // The views asked for that are in retention at `at`, each with its features' covers.
-        Map<String, AskedTiles> asked = new LinkedHashMap<>();
-        List<Windows.Cover> covers = new ArrayList<>(resolved.size());
-        for (FeatureRefs.Resolved r : resolved) {
-            ViewDef view = r.view();
-            if (!inRetention(view, tail, now)) {
-                covers.add(null);
-                continue;
-            }
-            Windows.Cover cover =
-                    Windows.cover(
-                            r.feature(), tail, headEnd, view.tileMillis(), view.coarseMillis());
-            covers.add(cover);
-            asked.computeIfAbsent(view.name(), n -> new AskedTiles(view)).add(cover);
-        }
-        // First read: every window's tiles, for every entity and view.
-        List<OnlineStore.RangeRead> reads = new ArrayList<>();
-        Map<String, List<OnlineStore.TileRange>> ranges = new HashMap<>();
-        asked.forEach((name, a) -> ranges.put(name, a.ranges()));
-        for (String entity : entities) {
-            for (String view : asked.keySet()) {
-                reads.add(new OnlineStore.RangeRead(view, entity, ranges.get(view)));
+        Plan plan = new Plan(resolve(features), entities, at, clock.getAsLong());
+        if (!plan.reads.isEmpty()) {
+            List<OnlineStore.RangeRead> unsure = plan.sort(store.read(plan.reads, plan.now));
+            if (!unsure.isEmpty()) {
+                plan.settle(unsure, store.read(unsure, plan.now));
             }
         }
-        List<OnlineStore.Found> found = reads.isEmpty() ? List.of() : store.read(reads, now);
-        Map<String, FetchedTiles> fetched = new HashMap<>();
-        List<OnlineStore.RangeRead> unsure = new ArrayList<>();
-        Map<String, Boolean> present = new HashMap<>();
-        for (int i = 0; i < reads.size(); i++) {
-            OnlineStore.RangeRead read = reads.get(i);
-            ViewDef view = asked.get(read.view()).view;
-            FetchedTiles f = new FetchedTiles(found.get(i));
-            fetched.put(key(read.view(), read.entity()), f);
-            if (f.showsPresence(view, tail, headEnd)) {
-                present.put(key(read.view(), read.entity()), true);
-            } else {
-                unsure.add(
-                        new OnlineStore.RangeRead(
-                                read.view(),
-                                read.entity(),
-                                retention(view, tail, headEnd).ranges()));
+        return plan.vectors();
+    }
+
+    /**
+     * {@link #read(List, List, Instant)} without waiting for the store: the answer completes the
+     * returned stage, and the store's answers are decoded and evaluated on {@code executor} (an
+     * event loop's, for a server). With a store whose reads block ({@link
+     * OnlineStore#readsWithoutBlocking()} false) it all runs in the caller's thread first.
+     *
+     * @throws IllegalArgumentException at once, for an unknown view or feature or an {@code at}
+     *     later than now
+     */
+    public CompletionStage<List<Vector>> readAsync(
+            List<FeatureRef> features, List<String> entities, Instant at, Executor executor) {
+        Plan plan = new Plan(resolve(features), entities, at, clock.getAsLong());
+        if (plan.reads.isEmpty()) {
+            return CompletableFuture.completedFuture(plan.vectors());
+        }
+        return store.readAsync(plan.reads, plan.now, executor)
+                .thenCompose(
+                        found -> {
+                            // Second read, only for entities the windows' tiles show nothing
+                            // of: their retention.
+                            List<OnlineStore.RangeRead> unsure = plan.sort(found);
+                            if (unsure.isEmpty()) {
+                                return CompletableFuture.completedFuture(plan.vectors());
+                            }
+                            return store.readAsync(unsure, plan.now, executor)
+                                    .thenApply(
+                                            more -> {
+                                                plan.settle(unsure, more);
+                                                return plan.vectors();
+                                            });
+                        });
+    }
+
+    /**
+     * One read's tiles and answers: the covers of the requested features at {@code at}, the tiles
+     * they need for every entity, then what the store found of them.
+     */
+    private static final class Plan {
+        final List<FeatureRefs.Resolved> resolved;
+        final List<String> entities;
+        final long now;
+        final long tail;
+        final long headEnd;
+
+        /** The views asked for that are in retention at `at`, each with its features' covers. */
+        final Map<String, AskedTiles> asked = new LinkedHashMap<>();
+
+        final List<Windows.Cover> covers;
+
+        /** First read: every window's tiles, for every entity and view. */
+        final List<OnlineStore.RangeRead> reads = new ArrayList<>();
+
+        final Map<String, FetchedTiles> fetched = new HashMap<>();
+        final Map<String, Boolean> present = new HashMap<>();
+
+        Plan(List<FeatureRefs.Resolved> resolved, List<String> entities, Instant at, long now) {
+            this.resolved = resolved;
+            this.entities = entities;
+            this.now = now;
+            tail = Windows.floorMillis(at);
+            headEnd = Windows.ceilMillis(at);
+            if (headEnd > now) { // at > now
+                throw new IllegalArgumentException(
+                        "at "
+                                + at
+                                + " is later than now ("
+                                + Instant.ofEpochMilli(now)
+                                + "): the online store has no data from the future");
+            }
+            covers = new ArrayList<>(resolved.size());
+            for (FeatureRefs.Resolved r : resolved) {
+                ViewDef view = r.view();
+                if (!inRetention(view, tail, now)) {
+                    covers.add(null);
+                    continue;
+                }
+                Windows.Cover cover =
+                        Windows.cover(
+                                r.feature(), tail, headEnd, view.tileMillis(), view.coarseMillis());
+                covers.add(cover);
+                asked.computeIfAbsent(view.name(), n -> new AskedTiles(view)).add(cover);
+            }
+            Map<String, List<OnlineStore.TileRange>> ranges = new HashMap<>();
+            asked.forEach((name, a) -> ranges.put(name, a.ranges()));
+            for (String entity : entities) {
+                for (String view : asked.keySet()) {
+                    reads.add(new OnlineStore.RangeRead(view, entity, ranges.get(view)));
+                }
             }
         }
-        // Second read, only for entities the windows' tiles show nothing of: their retention.
-        if (!unsure.isEmpty()) {
-            List<OnlineStore.Found> more = store.read(unsure, now);
+
+        /**
+         * Keeps what the first read found; returns the reads of the retention of the entities whose
+         * windows' tiles do not show them to be known.
+         */
+        List<OnlineStore.RangeRead> sort(List<OnlineStore.Found> found) {
+            List<OnlineStore.RangeRead> unsure = new ArrayList<>();
+            for (int i = 0; i < reads.size(); i++) {
+                OnlineStore.RangeRead read = reads.get(i);
+                ViewDef view = asked.get(read.view()).view;
+                FetchedTiles f = new FetchedTiles(found.get(i));
+                fetched.put(key(read.view(), read.entity()), f);
+                if (f.showsPresence(view, tail, headEnd)) {
+                    present.put(key(read.view(), read.entity()), true);
+                } else {
+                    unsure.add(
+                            new OnlineStore.RangeRead(
+                                    read.view(),
+                                    read.entity(),
+                                    retention(view, tail, headEnd).ranges()));
+                }
+            }
+            return unsure;
+        }
+
+        /** Whether each entity of {@code unsure} is known, from its retention's tiles. */
+        void settle(List<OnlineStore.RangeRead> unsure, List<OnlineStore.Found> more) {
             for (int i = 0; i < unsure.size(); i++) {
                 OnlineStore.RangeRead read = unsure.get(i);
                 ViewDef view = asked.get(read.view()).view;
@@ -176,51 +248,55 @@ public final class FeatureReader {
                         Windows.present(view, tail, headEnd, new FetchedTiles(more.get(i))));
             }
         }
-        // Features of one view, partial key and cover (say avg, min and max over one window of
-        // one field) merge the same partial: merge it once per entity.
-        int[] group = new int[resolved.size()];
-        Map<List<Object>, Integer> groups = new HashMap<>();
-        for (int i = 0; i < resolved.size(); i++) {
-            FeatureRefs.Resolved r = resolved.get(i);
-            group[i] =
-                    covers.get(i) == null
-                            ? -1
-                            : groups.computeIfAbsent(
-                                    List.of(
-                                            r.view().name(),
-                                            r.feature().partialKey(),
-                                            covers.get(i)),
-                                    k -> groups.size());
-        }
-        List<Vector> vectors = new ArrayList<>(entities.size());
-        Partial[] merged = new Partial[groups.size()];
-        for (String entity : entities) {
-            Arrays.fill(merged, null);
-            Map<String, String> keys = new HashMap<>();
-            List<FeatureValue> values = new ArrayList<>(resolved.size());
+
+        /** Every entity's values, from the tiles fetched. */
+        List<Vector> vectors() {
+            // Features of one view, partial key and cover (say avg, min and max over one window
+            // of one field) merge the same partial: merge it once per entity.
+            int[] group = new int[resolved.size()];
+            Map<List<Object>, Integer> groups = new HashMap<>();
             for (int i = 0; i < resolved.size(); i++) {
                 FeatureRefs.Resolved r = resolved.get(i);
-                if (covers.get(i) == null) {
-                    values.add(new FeatureValue(null, Status.OUT_OF_RETENTION, -1));
-                } else if (!present.get(
-                        keys.computeIfAbsent(r.view().name(), v -> key(v, entity)))) {
-                    values.add(Windows.notFound());
-                } else {
-                    Partial p = merged[group[i]];
-                    if (p == null) {
-                        p =
-                                Windows.partial(
-                                        r.feature(),
-                                        covers.get(i),
-                                        fetched.get(keys.get(r.view().name())));
-                        merged[group[i]] = p;
-                    }
-                    values.add(p.value(r.feature()));
-                }
+                group[i] =
+                        covers.get(i) == null
+                                ? -1
+                                : groups.computeIfAbsent(
+                                        List.of(
+                                                r.view().name(),
+                                                r.feature().partialKey(),
+                                                covers.get(i)),
+                                        k -> groups.size());
             }
-            vectors.add(new Vector(entity, values));
+            List<Vector> vectors = new ArrayList<>(entities.size());
+            Partial[] merged = new Partial[groups.size()];
+            for (String entity : entities) {
+                Arrays.fill(merged, null);
+                Map<String, String> keys = new HashMap<>();
+                List<FeatureValue> values = new ArrayList<>(resolved.size());
+                for (int i = 0; i < resolved.size(); i++) {
+                    FeatureRefs.Resolved r = resolved.get(i);
+                    if (covers.get(i) == null) {
+                        values.add(new FeatureValue(null, Status.OUT_OF_RETENTION, -1));
+                    } else if (!present.get(
+                            keys.computeIfAbsent(r.view().name(), v -> key(v, entity)))) {
+                        values.add(Windows.notFound());
+                    } else {
+                        Partial p = merged[group[i]];
+                        if (p == null) {
+                            p =
+                                    Windows.partial(
+                                            r.feature(),
+                                            covers.get(i),
+                                            fetched.get(keys.get(r.view().name())));
+                            merged[group[i]] = p;
+                        }
+                        values.add(p.value(r.feature()));
+                    }
+                }
+                vectors.add(new Vector(entity, values));
+            }
+            return vectors;
         }
-        return vectors;
     }
 
     private static String key(String view, String entity) {

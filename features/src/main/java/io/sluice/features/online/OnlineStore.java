@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * Where the features job keeps tiles for serving: Redis in production, SQLite embedded. A store
@@ -85,6 +88,29 @@ public interface OnlineStore extends AutoCloseable {
      * reader of many entities and long windows asks for all of them at once.
      */
     List<Found> read(List<RangeRead> reads, long now) throws IOException;
+
+    /**
+     * {@link #read} as a stage, for a caller that must not wait (a server's event loop): a store
+     * whose client is asynchronous returns at once and decodes the answers on {@code executor}; it
+     * then says so in {@link #readsWithoutBlocking()}. A failure completes the stage with an {@link
+     * IOException}. By default the read runs in the caller's thread and the stage is complete.
+     */
+    default CompletionStage<List<Found>> readAsync(
+            List<RangeRead> reads, long now, Executor executor) {
+        try {
+            return CompletableFuture.completedFuture(read(reads, now));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Whether {@link #readAsync} returns now, without waiting on the store (or on a connection to
+     * it), so that an event loop may call it.
+     */
+    default boolean readsWithoutBlocking() {
+        return false;
+    }
 
     /** The payloads of those {@code keys} that exist and have not expired at {@code now}. */
     default Map<TileKey, byte[]> readTiles(List<TileKey> keys, long now) throws IOException {

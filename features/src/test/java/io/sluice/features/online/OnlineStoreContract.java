@@ -16,12 +16,18 @@ import io.sluice.features.agg.Windows;
 import io.sluice.features.testing.SameValue;
 import io.sluice.testing.TestConfigs;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -133,9 +139,23 @@ abstract class OnlineStoreContract {
         }
         List<String> asked = new ArrayList<>(entities.keySet());
         asked.add(prefix + "nobody");
+        // The asynchronous read (a server's) decodes on the executor it is given.
+        ExecutorService decoder = Executors.newSingleThreadExecutor();
+        AtomicInteger decoded = new AtomicInteger();
+        Executor counted =
+                task -> {
+                    decoded.incrementAndGet();
+                    decoder.execute(task);
+                };
         for (int q = 0; q < 20; q++) {
             long at = now - random.nextLong(26 * HOUR);
             List<FeatureReader.Vector> vectors = reader.read(refs, asked, at);
+            assertThat(
+                            reader.readAsync(refs, asked, Instant.ofEpochMilli(at), counted)
+                                    .toCompletableFuture()
+                                    .get(30, TimeUnit.SECONDS))
+                    .as("read asynchronously at " + at)
+                    .isEqualTo(vectors);
             assertThat(vectors).extracting(FeatureReader.Vector::entity).isEqualTo(asked);
             for (FeatureReader.Vector v : vectors) {
                 EntityTiles expected =
@@ -155,6 +175,10 @@ abstract class OnlineStoreContract {
                 }
             }
         }
+        decoder.shutdown();
+        assertThat(decoded.get() > 0)
+                .as("answers decoded on the executor given")
+                .isEqualTo(store.readsWithoutBlocking());
     }
 
     @Test
