@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -127,20 +126,6 @@ public final class RedisOnlineStore implements OnlineStore {
         }
     }
 
-    /** The hash of one (view, entity). */
-    static byte[] hashKey(String view, String entity) {
-        return ("sluice:tiles:{" + view + ":" + entity + "}").getBytes(StandardCharsets.UTF_8);
-    }
-
-    static String field(Level level, long start) {
-        return switch (level) {
-                    case FINE -> "f";
-                    case MID -> "m";
-                    case COARSE -> "c";
-                }
-                + start;
-    }
-
     @Override
     public int write(List<TileWrite> writes) throws IOException {
         if (writes.isEmpty()) {
@@ -156,14 +141,15 @@ public final class RedisOnlineStore implements OnlineStore {
         List<byte[][]> args = new ArrayList<>(byHash.size());
         byte[] now = ascii(System.currentTimeMillis());
         for (Map.Entry<List<String>, List<TileWrite>> e : byHash.entrySet()) {
-            keys.add(hashKey(e.getKey().get(0), e.getKey().get(1)));
+            keys.add(TileHash.key(e.getKey().get(0), e.getKey().get(1)));
             List<TileWrite> tiles = e.getValue();
             byte[][] a = new byte[1 + 4 * tiles.size()][];
             a[0] = now;
             for (int i = 0; i < tiles.size(); i++) {
                 TileWrite w = tiles.get(i);
                 a[1 + 4 * i] =
-                        field(w.key().level(), w.key().start()).getBytes(StandardCharsets.US_ASCII);
+                        TileHash.field(w.key().level(), w.key().start())
+                                .getBytes(StandardCharsets.US_ASCII);
                 a[2 + 4 * i] = ascii(w.version());
                 a[3 + 4 * i] = ascii(Math.min(w.expireAt(), MAX_EXPIRY));
                 a[4 + 4 * i] = w.payload();
@@ -189,18 +175,19 @@ public final class RedisOnlineStore implements OnlineStore {
 
     @Override
     public List<Found> read(List<RangeRead> reads, long now) throws IOException {
-        List<Fields> fields = fields(reads);
-        return found(reads, fields, RedisConnection.await(hmget(reads, fields)), now);
+        List<TileHash.Fields> fields = TileHash.fields(reads);
+        return TileHash.found(reads, fields, RedisConnection.await(hmget(reads, fields)), now);
     }
 
     /** Sends the read at once; its answers are decoded on {@code executor}. */
     @Override
     public CompletionStage<List<Found>> readAsync(
             List<RangeRead> reads, long now, Executor executor) {
-        List<Fields> fields = fields(reads);
+        List<TileHash.Fields> fields = TileHash.fields(reads);
         try {
             return RedisConnection.all(hmget(reads, fields))
-                    .thenApplyAsync(answers -> found(reads, fields, answers, now), executor);
+                    .thenApplyAsync(
+                            answers -> TileHash.found(reads, fields, answers, now), executor);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -212,105 +199,17 @@ public final class RedisOnlineStore implements OnlineStore {
         return redis.isConnected();
     }
 
-    /** The hash fields of each read. Reads of one request mostly ask for the same runs. */
-    private static List<Fields> fields(List<RangeRead> reads) {
-        Map<List<TileRange>, Fields> named = new HashMap<>();
-        List<Fields> fields = new ArrayList<>(reads.size());
-        for (RangeRead r : reads) {
-            fields.add(named.computeIfAbsent(r.ranges(), Fields::of));
-        }
-        return fields;
-    }
-
     /** One pipelined {@code HMGET} per (view, entity); none for a read of no fields. */
     private List<RedisFuture<List<KeyValue<byte[], byte[]>>>> hmget(
-            List<RangeRead> reads, List<Fields> fields) throws IOException {
+            List<RangeRead> reads, List<TileHash.Fields> fields) throws IOException {
         return redis.pipelined(
                 reads.size(),
                 (commands, i) ->
-                        fields.get(i).names.length == 0
+                        fields.get(i).names().length == 0
                                 ? null
                                 : commands.hmget(
-                                        hashKey(reads.get(i).view(), reads.get(i).entity()),
-                                        fields.get(i).names));
-    }
-
-    /** The live tiles of each read's answer (null: no command was sent). */
-    private static List<Found> found(
-            List<RangeRead> reads,
-            List<Fields> fields,
-            List<List<KeyValue<byte[], byte[]>>> answers,
-            long now) {
-        List<Found> found = new ArrayList<>(reads.size());
-        for (int i = 0; i < reads.size(); i++) {
-            Found f = new Found();
-            List<KeyValue<byte[], byte[]>> values = answers.get(i);
-            if (values != null) {
-                Fields names = fields.get(i);
-                for (int j = 0; j < values.size(); j++) {
-                    KeyValue<byte[], byte[]> kv = values.get(j);
-                    byte[] payload = kv.hasValue() ? livePayload(kv.getValue(), now) : null;
-                    if (payload != null) {
-                        f.of(names.levels[j]).put(names.starts[j], payload);
-                    }
-                }
-            }
-            found.add(f);
-        }
-        return found;
-    }
-
-    /** The hash fields of runs of tiles: names, and the level and start of each. */
-    private record Fields(byte[][] names, Level[] levels, long[] starts) {
-        static Fields of(List<TileRange> ranges) {
-            List<byte[]> names = new ArrayList<>();
-            List<Level> levels = new ArrayList<>();
-            List<Long> starts = new ArrayList<>();
-            for (TileRange r : ranges) {
-                for (long s = r.from(); s < r.to(); s += r.step()) {
-                    names.add(field(r.level(), s).getBytes(StandardCharsets.US_ASCII));
-                    levels.add(r.level());
-                    starts.add(s);
-                }
-            }
-            Level[] f = levels.toArray(new Level[0]);
-            long[] st = new long[starts.size()];
-            for (int i = 0; i < st.length; i++) {
-                st[i] = starts.get(i);
-            }
-            return new Fields(names.toArray(byte[][]::new), f, st);
-        }
-    }
-
-    /** The payload of a stored {@code expireAt,version,payload}, or null once it has expired. */
-    static byte[] livePayload(byte[] stored, long now) {
-        int first = indexOf(stored, 0);
-        // The decimal digits of expireAt, read in place (a read names up to 85 fields per entity).
-        long expireAt = 0;
-        for (int i = 0; i < first; i++) {
-            int digit = stored[i] - '0';
-            if (digit < 0 || digit > 9) {
-                throw new IllegalStateException(
-                        "not a Sluice tile: expireAt '"
-                                + new String(stored, 0, first, StandardCharsets.US_ASCII)
-                                + "'");
-            }
-            expireAt = expireAt * 10 + digit;
-        }
-        if (expireAt <= now) {
-            return null;
-        }
-        int second = indexOf(stored, first + 1);
-        return java.util.Arrays.copyOfRange(stored, second + 1, stored.length);
-    }
-
-    private static int indexOf(byte[] bytes, int from) {
-        for (int i = from; i < bytes.length; i++) {
-            if (bytes[i] == ',') {
-                return i;
-            }
-        }
-        throw new IllegalStateException("not a Sluice tile: no ',' after byte " + from);
+                                        TileHash.key(reads.get(i).view(), reads.get(i).entity()),
+                                        fields.get(i).names()));
     }
 
     /** The write script once per hash, by its digest or (for a node that lacks it) whole. */
@@ -330,7 +229,7 @@ public final class RedisOnlineStore implements OnlineStore {
     public boolean hasTiles(String view) throws IOException {
         RedisClusterAsyncCommands<byte[], byte[]> commands = redis.commands();
         ScanCursor cursor = ScanCursor.INITIAL;
-        ScanArgs args = ScanArgs.Builder.matches(viewPattern(view)).limit(1000);
+        ScanArgs args = ScanArgs.Builder.matches(TileHash.pattern(view)).limit(1000);
         do {
             KeyScanCursor<byte[]> page = RedisConnection.await(commands.scan(cursor, args));
             if (!page.getKeys().isEmpty()) {
@@ -345,7 +244,7 @@ public final class RedisOnlineStore implements OnlineStore {
     public long clear(String view) throws IOException {
         RedisClusterAsyncCommands<byte[], byte[]> commands = redis.commands();
         ScanCursor cursor = ScanCursor.INITIAL;
-        ScanArgs args = ScanArgs.Builder.matches(viewPattern(view)).limit(1000);
+        ScanArgs args = ScanArgs.Builder.matches(TileHash.pattern(view)).limit(1000);
         long deleted = 0;
         do {
             KeyScanCursor<byte[]> page = RedisConnection.await(commands.scan(cursor, args));
@@ -357,11 +256,6 @@ public final class RedisOnlineStore implements OnlineStore {
             cursor = page;
         } while (!cursor.isFinished());
         return deleted;
-    }
-
-    /** A SCAN pattern for every hash of {@code view}, with glob characters escaped. */
-    static String viewPattern(String view) {
-        return "sluice:tiles:{" + view.replaceAll("([\\\\*?\\[\\]])", "\\\\$1") + ":*";
     }
 
     private static byte[] ascii(long value) {

@@ -96,7 +96,7 @@ class RedisOnlineStoreTest extends OnlineStoreContract {
                         io.lettuce.core.RedisClient.create(redis.uri().toString());
                 var redisConnection = client.connect()) {
             var sync = redisConnection.sync();
-            String hash = new String(RedisOnlineStore.hashKey("v", entity));
+            String hash = new String(TileHash.key("v", entity));
             List<OnlineStore.TileWrite> expired = new java.util.ArrayList<>();
             for (int i = 0; i < 300; i++) {
                 expired.add(write(entity, i, now - 1));
@@ -122,12 +122,12 @@ class RedisOnlineStoreTest extends OnlineStoreContract {
     @Test
     void aStoredTileIsLiveUntilItsExpireAtAndAMalformedOneIsNamed() {
         byte[] stored = "1700000060000,7,payload".getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(RedisOnlineStore.livePayload(stored, 1_700_000_059_999L))
+        assertThat(TileHash.livePayload(stored, 1_700_000_059_999L))
                 .isEqualTo("payload".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        assertThat(RedisOnlineStore.livePayload(stored, 1_700_000_060_000L)).isNull();
+        assertThat(TileHash.livePayload(stored, 1_700_000_060_000L)).isNull();
         assertThatThrownBy(
                         () ->
-                                RedisOnlineStore.livePayload(
+                                TileHash.livePayload(
                                         "17x,7,p".getBytes(java.nio.charset.StandardCharsets.UTF_8),
                                         0))
                 .isInstanceOf(IllegalStateException.class)
