@@ -2,10 +2,6 @@ package io.sluice.serving;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Timer;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.OnlineStore;
 import io.vertx.core.Context;
@@ -20,14 +16,11 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -46,12 +39,6 @@ public final class FeatureServer implements AutoCloseable {
     private static final Set<String> ENDPOINTS =
             Set.of("/get-online-features", "/features", "/health", "/ready", "/metrics");
 
-    /**
-     * The lowest latency bucket: Micrometer's timers start at 1 ms, which would put every read of a
-     * fast server in one bucket; from 50 µs, p99 of sub-millisecond requests can be read off.
-     */
-    private static final Duration SMALLEST_BUCKET = Duration.ofNanos(50_000);
-
     /** The key /ready reads: any read that the store answers proves it is up. */
     private static final String PROBE_ENTITY = "__sluice_ready_probe__";
 
@@ -60,11 +47,7 @@ public final class FeatureServer implements AutoCloseable {
     private final OnlineStore store;
     private final FeatureReader reader;
     private final Limits limits;
-    private final PrometheusMeterRegistry registry =
-            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final Timer storeReads;
-    private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
-    private final Counter storeErrors;
+    private final ServeMetrics metrics = new ServeMetrics(ENDPOINTS);
     private final Vertx vertx;
     private final HttpServer server;
 
@@ -74,19 +57,9 @@ public final class FeatureServer implements AutoCloseable {
         this.store = store;
         this.limits = limits;
         this.reader = new FeatureReader(store, catalog.views(), System::currentTimeMillis);
-        this.storeReads =
-                Timer.builder("sluice.serve.store.reads")
-                        .description("Round trips to the online store, and their latency")
-                        .publishPercentileHistogram()
-                        .minimumExpectedValue(SMALLEST_BUCKET)
-                        .register(registry);
-        this.storeErrors =
-                Counter.builder("sluice.serve.store.errors")
-                        .description("Online store reads that failed")
-                        .register(registry);
         this.vertx = Vertx.vertx(new VertxOptions().setWorkerPoolSize(16));
         Router router = Router.router(vertx);
-        router.route().handler(this::measure);
+        router.route().handler(metrics::measure);
         router.route().handler(BodyHandler.create(false).setBodyLimit(limits.maxBodyBytes()));
         router.post("/get-online-features").handler(this::getOnlineFeatures);
         router.get("/features").handler(ctx -> json(ctx, 200, catalog.toJson()));
@@ -99,7 +72,7 @@ public final class FeatureServer implements AutoCloseable {
                                         .putHeader(
                                                 "content-type",
                                                 "text/plain; version=0.0.4; charset=utf-8")
-                                        .end(registry.scrape()));
+                                        .end(metrics.scrape()));
         for (int code : new int[] {400, 404, 405, 413, 500}) {
             router.errorHandler(code, ctx -> refuse(ctx, code, defaultMessage(ctx, code)));
         }
@@ -138,31 +111,6 @@ public final class FeatureServer implements AutoCloseable {
     /** The port it listens on. */
     public int port() {
         return server.actualPort();
-    }
-
-    private void measure(RoutingContext ctx) {
-        long start = System.nanoTime();
-        String path = ctx.normalizedPath();
-        String endpoint = ENDPOINTS.contains(path) ? path : "other";
-        ctx.addEndHandler(
-                done ->
-                        requestTimer(endpoint, ctx.response().getStatusCode())
-                                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
-        ctx.next();
-    }
-
-    /** The latency histogram of one endpoint and status, registered on first use. */
-    private Timer requestTimer(String endpoint, int status) {
-        return requestTimers.computeIfAbsent(
-                endpoint + ' ' + status,
-                k ->
-                        Timer.builder("sluice.serve.requests")
-                                .description("HTTP requests by endpoint and status code")
-                                .tag("endpoint", endpoint)
-                                .tag("status", Integer.toString(status))
-                                .publishPercentileHistogram()
-                                .minimumExpectedValue(SMALLEST_BUCKET)
-                                .register(registry));
     }
 
     private void getOnlineFeatures(RoutingContext ctx) {
@@ -221,11 +169,7 @@ public final class FeatureServer implements AutoCloseable {
         }
         answer(
                 ctx,
-                read.andThen(
-                                done ->
-                                        storeReads.record(
-                                                System.nanoTime() - start, TimeUnit.NANOSECONDS))
-                        .map(encode),
+                read.andThen(done -> metrics.storeRead(System.nanoTime() - start)).map(encode),
                 answer);
     }
 
@@ -258,7 +202,7 @@ public final class FeatureServer implements AutoCloseable {
                             try {
                                 found = read.call();
                             } finally {
-                                storeReads.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                                metrics.storeRead(System.nanoTime() - start);
                             }
                             return encode.apply(found);
                         },
@@ -280,7 +224,7 @@ public final class FeatureServer implements AutoCloseable {
                                 ctx.fail(500, e);
                                 return;
                             }
-                            storeErrors.increment();
+                            metrics.storeError();
                             LOG.log(System.Logger.Level.WARNING, "online store read failed: " + e);
                             refuse(
                                     ctx,
@@ -346,6 +290,6 @@ public final class FeatureServer implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             LOG.log(System.Logger.Level.WARNING, "closing the server: " + e);
         }
-        registry.close();
+        metrics.close();
     }
 }

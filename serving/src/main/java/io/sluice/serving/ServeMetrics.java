@@ -1,0 +1,93 @@
+package io.sluice.serving;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What {@code GET /metrics} reports, in Prometheus's text format: every request's latency by
+ * endpoint and status, and the online store's reads and failed reads.
+ */
+final class ServeMetrics implements AutoCloseable {
+
+    /**
+     * The lowest latency bucket: Micrometer's timers start at 1 ms, which would put every read of a
+     * fast server in one bucket; from 50 µs, p99 of sub-millisecond requests can be read off.
+     */
+    private static final Duration SMALLEST_BUCKET = Duration.ofNanos(50_000);
+
+    private final Set<String> endpoints;
+    private final PrometheusMeterRegistry registry =
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Map<String, Timer> requestTimers = new ConcurrentHashMap<>();
+    private final Timer storeReads;
+    private final Counter storeErrors;
+
+    /** Requests to other paths than {@code endpoints} are counted as {@code other}. */
+    ServeMetrics(Set<String> endpoints) {
+        this.endpoints = endpoints;
+        storeReads =
+                Timer.builder("sluice.serve.store.reads")
+                        .description("Round trips to the online store, and their latency")
+                        .publishPercentileHistogram()
+                        .minimumExpectedValue(SMALLEST_BUCKET)
+                        .register(registry);
+        storeErrors =
+                Counter.builder("sluice.serve.store.errors")
+                        .description("Online store reads that failed")
+                        .register(registry);
+    }
+
+    /** The router's first handler: times the request until its response ends. */
+    void measure(RoutingContext ctx) {
+        long start = System.nanoTime();
+        String path = ctx.normalizedPath();
+        String endpoint = endpoints.contains(path) ? path : "other";
+        ctx.addEndHandler(
+                done ->
+                        requestTimer(endpoint, ctx.response().getStatusCode())
+                                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+        ctx.next();
+    }
+
+    /** The latency histogram of one endpoint and status, registered on first use. */
+    private Timer requestTimer(String endpoint, int status) {
+        return requestTimers.computeIfAbsent(
+                endpoint + ' ' + status,
+                k ->
+                        Timer.builder("sluice.serve.requests")
+                                .description("HTTP requests by endpoint and status code")
+                                .tag("endpoint", endpoint)
+                                .tag("status", Integer.toString(status))
+                                .publishPercentileHistogram()
+                                .minimumExpectedValue(SMALLEST_BUCKET)
+                                .register(registry));
+    }
+
+    /** A store read that took {@code nanos}, answered or not. */
+    void storeRead(long nanos) {
+        storeReads.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** A store read that failed. */
+    void storeError() {
+        storeErrors.increment();
+    }
+
+    /** Every meter, in Prometheus's text format. */
+    String scrape() {
+        return registry.scrape();
+    }
+
+    @Override
+    public void close() {
+        registry.close();
+    }
+}
