@@ -18,7 +18,6 @@ import io.sluice.serving.Limits;
 import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,10 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 
@@ -72,9 +68,6 @@ public final class ServeBenchmark {
     /** Connections the client keeps open at most; further requests queue in it (and count). */
     private static final int CONNECTIONS = 64;
 
-    /** Threads of the raw read, as many as the server's worker pool. */
-    private static final int READ_THREADS = 16;
-
     private final int runs;
     private final Duration duration;
     private final Duration step;
@@ -100,7 +93,6 @@ public final class ServeBenchmark {
     public String run(Path work) throws Exception {
         double loadBefore = loadAverage();
         ViewDef view = FeaturesBenchmark.fiftyFeatures();
-        ExecutorService readers = Executors.newFixedThreadPool(READ_THREADS);
         try (LocalRedis redis = new LocalRedis();
                 OnlineStore store = new RedisOnlineStore(redis.uri())) {
             List<String> entities = FeaturesBenchmark.populate(store, view);
@@ -124,20 +116,17 @@ public final class ServeBenchmark {
                 Load many = new Load(client, bodies(view, batches), store, view, batches);
                 single.check(view.features().size());
                 many.check(view.features().size());
-                return measure(single, many, readers, loadBefore);
+                return measure(single, many, loadBefore);
             }
-        } finally {
-            readers.shutdownNow();
         }
     }
 
-    private String measure(Load single, Load many, ExecutorService readers, double loadBefore) {
+    private String measure(Load single, Load many, double loadBefore) {
         out.println("warming up");
         OpenLoop.run(single::post, SINGLE_RATE, Duration.ofSeconds(5), GIVE_UP, DRAIN);
         OpenLoop.run(many::post, BATCH_RATE, Duration.ofSeconds(2), GIVE_UP, DRAIN);
-        OpenLoop.run(
-                i -> single.raw(i, readers), SINGLE_RATE, Duration.ofSeconds(2), GIVE_UP, DRAIN);
-        OpenLoop.run(i -> many.raw(i, readers), BATCH_RATE, Duration.ofSeconds(1), GIVE_UP, DRAIN);
+        OpenLoop.run(single::raw, SINGLE_RATE, Duration.ofSeconds(2), GIVE_UP, DRAIN);
+        OpenLoop.run(many::raw, BATCH_RATE, Duration.ofSeconds(1), GIVE_UP, DRAIN);
         ServeFigures a =
                 new ServeFigures("a) 1 entity × 50 features, " + SINGLE_RATE + " requests/s");
         ServeFigures b =
@@ -145,9 +134,9 @@ public final class ServeBenchmark {
                         "b) " + batch + " entities × 50 features, " + BATCH_RATE + " requests/s");
         List<Double> capacity = new ArrayList<>();
         for (int r = 1; r <= runs; r++) {
-            a.add(single.http(SINGLE_RATE, duration), single.baseline(SINGLE_RATE, readers));
+            a.add(single.http(SINGLE_RATE, duration), single.baseline(SINGLE_RATE));
             out.printf("run %d/%d a) %s%n", r, runs, a.last());
-            b.add(many.http(BATCH_RATE, duration), many.baseline(BATCH_RATE, readers));
+            b.add(many.http(BATCH_RATE, duration), many.baseline(BATCH_RATE));
             out.printf("run %d/%d b) %s%n", r, runs, b.last());
             int highest =
                     highestPassing(
@@ -185,11 +174,16 @@ public final class ServeBenchmark {
      * features of {@code entities} at {@code now} reads: one {@code store.read} of the runs of
      * tiles the windows cover, per entity, as {@link FeatureReader#read} asks for them first (in
      * Redis one pipelined HMGET per entity's hash, expired fields dropped), without decoding or
-     * evaluating anything.
+     * evaluating anything. It is sent as the feature server sends its reads ({@link
+     * OnlineStore#readAsync}): no thread waits for it, and its answers are taken apart on the
+     * client's I/O thread.
      */
-    static List<OnlineStore.Found> rawRead(
-            OnlineStore store, ViewDef view, List<String> entities, long now) throws IOException {
-        return store.read(FeatureReader.windowReads(view, view.features(), entities, now), now);
+    static CompletionStage<List<OnlineStore.Found>> rawRead(
+            OnlineStore store, ViewDef view, List<String> entities, long now) {
+        return store.readAsync(
+                FeatureReader.windowReads(view, view.features(), entities, now),
+                now,
+                Runnable::run);
     }
 
     /**
@@ -306,17 +300,9 @@ public final class ServeBenchmark {
             return client.post(bodies.get(i % bodies.size()));
         }
 
-        CompletionStage<?> raw(int i, ExecutorService readers) {
-            List<String> keys = entities.get(i % entities.size());
-            return CompletableFuture.runAsync(
-                    () -> {
-                        try {
-                            rawRead(store, view, keys, System.currentTimeMillis());
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    },
-                    readers);
+        CompletionStage<?> raw(int i) {
+            return rawRead(
+                    store, view, entities.get(i % entities.size()), System.currentTimeMillis());
         }
 
         /** Fails unless the first request answers 200 with values for every feature. */
@@ -353,8 +339,8 @@ public final class ServeBenchmark {
         }
 
         /** {@code length} of raw store reads at {@code rate}. */
-        OpenLoop.Result baseline(int rate, ExecutorService readers) {
-            return OpenLoop.run(i -> raw(i, readers), rate, duration, GIVE_UP, DRAIN);
+        OpenLoop.Result baseline(int rate) {
+            return OpenLoop.run(this::raw, rate, duration, GIVE_UP, DRAIN);
         }
 
         /** Scenario c's test of one rate: HTTP p99 within the limit, no errors, none left open. */
@@ -410,7 +396,8 @@ public final class ServeBenchmark {
                                 + " multi-key read of the same objects: the runs of tiles the"
                                 + " request's 50 window covers need, one pipelined `HMGET` per"
                                 + " entity's hash (expired fields dropped), without"
-                                + " decoding or evaluating, from %d threads on the same"
+                                + " decoding or evaluating, sent without waiting as the server"
+                                + " sends its reads (`OnlineStore.readAsync`) on the same"
                                 + " open-loop schedule. Redis is reached over loopback TCP; the"
                                 + " machine's TCP congestion control is `%s` (Linux's"
                                 + " `net.ipv4.tcp_congestion_control`)."
@@ -427,7 +414,6 @@ public final class ServeBenchmark {
                         GIVE_UP.toSeconds(),
                         DRAIN.toSeconds(),
                         PATH,
-                        READ_THREADS,
                         congestionControl(),
                         Runtime.getRuntime().availableProcessors(),
                         load[0],
