@@ -12,6 +12,8 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
@@ -33,6 +35,10 @@ final class RedisConnection implements AutoCloseable {
 
     private final URI uri;
     private final AutoCloseable client;
+
+    /** Lettuce's event loops, given to the client so that its channels acknowledge promptly. */
+    private final ClientResources resources;
+
     private final Connector connector;
 
     /** The connection, once made: Redis may not be up when the store is opened. */
@@ -51,8 +57,9 @@ final class RedisConnection implements AutoCloseable {
 
     RedisConnection(URI uri) {
         this.uri = uri;
+        this.resources = DefaultClientResources.builder().nettyCustomizer(new QuickAck()).build();
         if (isCluster(uri)) {
-            RedisClusterClient cluster = RedisClusterClient.create(seeds(uri));
+            RedisClusterClient cluster = RedisClusterClient.create(resources, seeds(uri));
             cluster.setOptions(failFast(ClusterClientOptions.builder()).build());
             client = cluster::shutdown;
             connector =
@@ -62,7 +69,7 @@ final class RedisConnection implements AutoCloseable {
                         return new Connected(c, c.async());
                     };
         } else {
-            RedisClient single = RedisClient.create(RedisURI.create(uri));
+            RedisClient single = RedisClient.create(resources, RedisURI.create(uri));
             single.setOptions(failFast(ClientOptions.builder()).build());
             client = single::shutdown;
             connector =
@@ -262,6 +269,9 @@ final class RedisConnection implements AutoCloseable {
             client.close();
         } catch (Exception e) {
             throw new IOException("closing the Redis client failed: " + e, e);
+        } finally {
+            // Resources given to a client outlive it: shut down after it, like its own would be.
+            resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         }
     }
 }

@@ -1,0 +1,78 @@
+package io.sluice.features.online;
+
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.nio.NioChannelOption;
+import java.io.IOException;
+import java.net.SocketOption;
+import java.nio.channels.SocketChannel;
+import jdk.net.ExtendedSocketOptions;
+
+/**
+ * Acknowledges what Redis sends at once instead of after the kernel's delayed-ACK timer (40 ms on
+ * Linux). A pipelined read of 100 entities is answered with a few hundred kilobytes; when Redis's
+ * send waits for the acknowledgement of its last segment, the whole answer waits for that timer.
+ * With Linux's {@code bbr} congestion control this happened about ten times in ten seconds at 50
+ * such reads a second (see the README's serving benchmark), and put the p99 of a 100-entity read at
+ * 45 ms instead of under 10.
+ *
+ * <p>Linux's {@code TCP_QUICKACK} is not sticky: the kernel goes back to delaying acknowledgements
+ * when the connection looks interactive, as a request-response connection does. So the option is
+ * set again after each read, which also sends an acknowledgement the kernel was holding back. One
+ * {@code setsockopt} per read; where the JDK does not offer the option (not Linux) nothing is
+ * installed.
+ */
+final class QuickAck implements NettyCustomizer {
+
+    private static final SocketOption<Boolean> OPTION = ExtendedSocketOptions.TCP_QUICKACK;
+
+    /** Whether this platform's sockets take {@code TCP_QUICKACK}. */
+    static final boolean SUPPORTED = supported();
+
+    private static final ChannelHandler HANDLER = new Handler();
+
+    @Override
+    public void afterChannelInitialized(Channel channel) {
+        if (SUPPORTED) {
+            channel.pipeline().addFirst("sluice-quickack", HANDLER);
+        }
+    }
+
+    private static boolean supported() {
+        try (SocketChannel probe = SocketChannel.open()) {
+            return probe.supportedOptions().contains(OPTION);
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
+    /** Re-arms quick acknowledgements when the connection opens and after every read. */
+    @ChannelHandler.Sharable
+    private static final class Handler extends ChannelInboundHandlerAdapter {
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) throws Exception {
+            arm(ctx.channel());
+            super.channelActive(ctx);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+            arm(ctx.channel());
+            super.channelRead(ctx, msg);
+        }
+
+        private static void arm(Channel channel) {
+            // An NIO socket channel (Lettuce's transport here); another transport keeps its
+            // defaults. A failure to set it must not fail the read.
+            try {
+                channel.config().setOption(NioChannelOption.of(OPTION), true);
+            } catch (RuntimeException ignored) {
+                // e.g. a channel already closed
+            }
+        }
+    }
+}
