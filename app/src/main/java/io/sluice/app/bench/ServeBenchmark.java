@@ -123,10 +123,12 @@ public final class ServeBenchmark {
 
     private String measure(Load single, Load many, double loadBefore) {
         out.println("warming up");
-        OpenLoop.run(single::post, SINGLE_RATE, Duration.ofSeconds(5), GIVE_UP, DRAIN);
-        OpenLoop.run(many::post, BATCH_RATE, Duration.ofSeconds(2), GIVE_UP, DRAIN);
-        OpenLoop.run(single::raw, SINGLE_RATE, Duration.ofSeconds(2), GIVE_UP, DRAIN);
-        OpenLoop.run(many::raw, BATCH_RATE, Duration.ofSeconds(1), GIVE_UP, DRAIN);
+        // Long enough for the JIT to have compiled both read paths, as in a server that has been
+        // up a while: with 2 s of b (100 requests) the first run's b was often twice the others'.
+        OpenLoop.run(single::post, SINGLE_RATE, Duration.ofSeconds(10), GIVE_UP, DRAIN);
+        OpenLoop.run(many::post, BATCH_RATE, Duration.ofSeconds(10), GIVE_UP, DRAIN);
+        OpenLoop.run(single::raw, SINGLE_RATE, Duration.ofSeconds(5), GIVE_UP, DRAIN);
+        OpenLoop.run(many::raw, BATCH_RATE, Duration.ofSeconds(5), GIVE_UP, DRAIN);
         ServeFigures a =
                 new ServeFigures("a) 1 entity × 50 features, " + SINGLE_RATE + " requests/s");
         ServeFigures b =
@@ -381,8 +383,9 @@ public final class ServeBenchmark {
                                 + " time to the end of its response, so a stall counts against"
                                 + " every request it delays (no coordinated omission). Latencies"
                                 + " in HdrHistogram (3 digits). Requests read random entities at"
-                                + " `now`. One warm-up before the runs (5 s of a, 2 s of b, 2 s and"
-                                + " 1 s of their raw reads); a, b and their baselines are %d s"
+                                + " `now`. One warm-up before the runs, so that the JIT has"
+                                + " compiled the read paths (10 s of a, 10 s of b, 5 s of each of"
+                                + " their raw reads); a, b and their baselines are %d s"
                                 + " each, every step of c is %d s after 1 s at its rate; a load"
                                 + " stops early if a request is %d s late (overload), and every"
                                 + " phase waits up to %d s for its last answer before the next"
