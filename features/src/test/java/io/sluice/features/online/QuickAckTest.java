@@ -16,12 +16,16 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import jdk.net.ExtendedSocketOptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 
 /**
  * {@link QuickAck} on a real Lettuce connection to a real Redis server: after request-response
  * exchanges the kernel delays acknowledgements on a plain connection, and acknowledges at once on
- * one with {@code QuickAck}.
+ * one with {@code QuickAck}. Linux only: elsewhere the JDK has no {@code TCP_QUICKACK} and {@code
+ * QuickAck} installs nothing.
  */
+@EnabledOnOs(OS.LINUX)
 class QuickAckTest {
 
     @Test
