@@ -133,9 +133,9 @@ public final class ServeBenchmark {
         // measured run was still the slowest of every invocation.
         for (int r = 0; r <= runs; r++) {
             String run = r == 0 ? "warm-up" : "run " + r + "/" + runs;
-            var aHttp = single.http(SINGLE_RATE, duration);
+            ServeFigures.Http aHttp = single.http(SINGLE_RATE, duration);
             OpenLoop.Result aRaw = single.baseline(SINGLE_RATE);
-            var bHttp = many.http(BATCH_RATE, duration);
+            ServeFigures.Http bHttp = many.http(BATCH_RATE, duration);
             OpenLoop.Result bRaw = many.baseline(BATCH_RATE);
             int highest =
                     highestPassing(

@@ -52,15 +52,12 @@ final class QuickAck implements NettyCustomizer {
         }
     }
 
-    /** Re-arms quick acknowledgements when the connection opens and after every read. */
+    /**
+     * Re-arms quick acknowledgements after every read (a new connection starts with them on; the
+     * kernel turns them off once answers follow requests).
+     */
     @ChannelHandler.Sharable
     private static final class Handler extends ChannelInboundHandlerAdapter {
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) throws Exception {
-            arm(ctx.channel());
-            super.channelActive(ctx);
-        }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
