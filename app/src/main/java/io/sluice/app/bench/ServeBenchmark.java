@@ -183,15 +183,16 @@ public final class ServeBenchmark {
      * tiles the windows cover, per entity, as {@link FeatureReader#read} asks for them first (in
      * Redis one pipelined HMGET per entity's hash, expired fields dropped), without decoding or
      * evaluating anything. It is sent as the feature server sends its reads ({@link
-     * OnlineStore#readAsync}): no thread waits for it, and its answers are taken apart on the
-     * client's I/O thread.
+     * OnlineStore#readAsync}): no thread waits for it, and each answer is taken apart on the
+     * client's I/O thread as it arrives.
      */
-    static CompletionStage<List<OnlineStore.Found>> rawRead(
+    static CompletionStage<Void> rawRead(
             OnlineStore store, ViewDef view, List<String> entities, long now) {
         return store.readAsync(
                 FeatureReader.windowReads(view, view.features(), entities, now),
                 now,
-                Runnable::run);
+                Runnable::run,
+                (read, found) -> {});
     }
 
     /**

@@ -115,9 +115,16 @@ public final class FeatureReader {
             throws IOException {
         Plan plan = new Plan(resolve(features), entities, at, clock.getAsLong());
         if (!plan.reads.isEmpty()) {
-            List<OnlineStore.RangeRead> unsure = plan.sort(store.read(plan.reads, plan.now));
+            List<OnlineStore.Found> found = store.read(plan.reads, plan.now);
+            for (int i = 0; i < found.size(); i++) {
+                plan.take(i, found.get(i));
+            }
+            List<OnlineStore.RangeRead> unsure = plan.unsure();
             if (!unsure.isEmpty()) {
-                plan.settle(unsure, store.read(unsure, plan.now));
+                List<OnlineStore.Found> more = store.read(unsure, plan.now);
+                for (int i = 0; i < more.size(); i++) {
+                    plan.settle(i, more.get(i));
+                }
             }
         }
         return plan.vectors();
@@ -125,9 +132,10 @@ public final class FeatureReader {
 
     /**
      * {@link #read(List, List, Instant)} without waiting for the store: the answer completes the
-     * returned stage, and the store's answers are decoded and evaluated on {@code executor} (an
-     * event loop's, for a server). With a store whose reads block ({@link
-     * OnlineStore#readsWithoutBlocking()} false) it all runs in the caller's thread first.
+     * returned stage. Each entity's tiles are decoded and its values evaluated on {@code executor}
+     * (an event loop's, for a server) as the store's answer for it arrives, while the store still
+     * sends the others. With a store whose reads block ({@link OnlineStore#readsWithoutBlocking()}
+     * false) it all runs in the caller's thread first.
      *
      * @throws IllegalArgumentException at once, for an unknown view or feature or an {@code at}
      *     later than now
@@ -138,27 +146,25 @@ public final class FeatureReader {
         if (plan.reads.isEmpty()) {
             return CompletableFuture.completedFuture(plan.vectors());
         }
-        return store.readAsync(plan.reads, plan.now, executor)
+        return store.readAsync(plan.reads, plan.now, executor, plan::take)
                 .thenCompose(
-                        found -> {
+                        done -> {
                             // Second read, only for entities the windows' tiles show nothing
                             // of: their retention.
-                            List<OnlineStore.RangeRead> unsure = plan.sort(found);
+                            List<OnlineStore.RangeRead> unsure = plan.unsure();
                             if (unsure.isEmpty()) {
                                 return CompletableFuture.completedFuture(plan.vectors());
                             }
-                            return store.readAsync(unsure, plan.now, executor)
-                                    .thenApply(
-                                            more -> {
-                                                plan.settle(unsure, more);
-                                                return plan.vectors();
-                                            });
+                            return store.readAsync(unsure, plan.now, executor, plan::settle)
+                                    .thenApply(more -> plan.vectors());
                         });
     }
 
     /**
      * One read's tiles and answers: the covers of the requested features at {@code at}, the tiles
-     * they need for every entity, then what the store found of them.
+     * they need for every (entity, view), then each entity's values, evaluated as the store's
+     * answers are taken. Answers may be taken on several threads (a Redis Cluster's node
+     * connections), one at a time.
      */
     private static final class Plan {
         final List<FeatureRefs.Resolved> resolved;
@@ -172,11 +178,27 @@ public final class FeatureReader {
 
         final List<Windows.Cover> covers;
 
-        /** First read: every window's tiles, for every entity and view. */
+        /** The requested features of each view asked for, by their index among the requested. */
+        final int[][] featuresOf;
+
+        /**
+         * Each requested feature's group: features of one view, partial key and cover (say avg, min
+         * and max over one window of one field) merge the same partial, once per entity.
+         */
+        final int[] group;
+
+        final int groups;
+
+        /** First read: every window's tiles; read {@code e × views + v} is entity e's of view v. */
         final List<OnlineStore.RangeRead> reads = new ArrayList<>();
 
-        final Map<String, FetchedTiles> fetched = new HashMap<>();
-        final Map<String, Boolean> present = new HashMap<>();
+        /** Each entity's values, by requested feature. */
+        final FeatureValue[][] values;
+
+        /** The first reads that do not show their entity known, and their tiles. */
+        final List<Integer> unsure = new ArrayList<>();
+
+        final Map<Integer, FetchedTiles> unsureTiles = new HashMap<>();
 
         Plan(List<FeatureRefs.Resolved> resolved, List<String> entities, Instant at, long now) {
             this.resolved = resolved;
@@ -193,10 +215,15 @@ public final class FeatureReader {
                                 + "): the online store has no data from the future");
             }
             covers = new ArrayList<>(resolved.size());
-            for (FeatureRefs.Resolved r : resolved) {
+            values = new FeatureValue[entities.size()][resolved.size()];
+            for (int i = 0; i < resolved.size(); i++) {
+                FeatureRefs.Resolved r = resolved.get(i);
                 ViewDef view = r.view();
                 if (!inRetention(view, tail, now)) {
                     covers.add(null);
+                    for (FeatureValue[] v : values) {
+                        v[i] = new FeatureValue(null, Status.OUT_OF_RETENTION, -1);
+                    }
                     continue;
                 }
                 Windows.Cover cover =
@@ -205,102 +232,106 @@ public final class FeatureReader {
                 covers.add(cover);
                 asked.computeIfAbsent(view.name(), n -> new AskedTiles(view)).add(cover);
             }
-            Map<String, List<OnlineStore.TileRange>> ranges = new HashMap<>();
-            asked.forEach((name, a) -> ranges.put(name, a.ranges()));
-            for (String entity : entities) {
-                for (String view : asked.keySet()) {
-                    reads.add(new OnlineStore.RangeRead(view, entity, ranges.get(view)));
-                }
-            }
-        }
-
-        /**
-         * Keeps what the first read found; returns the reads of the retention of the entities whose
-         * windows' tiles do not show them to be known.
-         */
-        List<OnlineStore.RangeRead> sort(List<OnlineStore.Found> found) {
-            List<OnlineStore.RangeRead> unsure = new ArrayList<>();
-            for (int i = 0; i < reads.size(); i++) {
-                OnlineStore.RangeRead read = reads.get(i);
-                ViewDef view = asked.get(read.view()).view;
-                FetchedTiles f = new FetchedTiles(found.get(i));
-                fetched.put(key(read.view(), read.entity()), f);
-                if (f.showsPresence(view, tail, headEnd)) {
-                    present.put(key(read.view(), read.entity()), true);
-                } else {
-                    unsure.add(
-                            new OnlineStore.RangeRead(
-                                    read.view(),
-                                    read.entity(),
-                                    retention(view, tail, headEnd).ranges()));
-                }
-            }
-            return unsure;
-        }
-
-        /** Whether each entity of {@code unsure} is known, from its retention's tiles. */
-        void settle(List<OnlineStore.RangeRead> unsure, List<OnlineStore.Found> more) {
-            for (int i = 0; i < unsure.size(); i++) {
-                OnlineStore.RangeRead read = unsure.get(i);
-                ViewDef view = asked.get(read.view()).view;
-                present.put(
-                        key(read.view(), read.entity()),
-                        Windows.present(view, tail, headEnd, new FetchedTiles(more.get(i))));
-            }
-        }
-
-        /** Every entity's values, from the tiles fetched. */
-        List<Vector> vectors() {
-            // Features of one view, partial key and cover (say avg, min and max over one window
-            // of one field) merge the same partial: merge it once per entity.
-            int[] group = new int[resolved.size()];
-            Map<List<Object>, Integer> groups = new HashMap<>();
-            for (int i = 0; i < resolved.size(); i++) {
-                FeatureRefs.Resolved r = resolved.get(i);
-                group[i] =
-                        covers.get(i) == null
-                                ? -1
-                                : groups.computeIfAbsent(
+            List<String> views = new ArrayList<>(asked.keySet());
+            featuresOf = new int[views.size()][];
+            group = new int[resolved.size()];
+            Map<List<Object>, Integer> byKey = new HashMap<>();
+            for (int v = 0; v < views.size(); v++) {
+                List<Integer> of = new ArrayList<>();
+                for (int i = 0; i < resolved.size(); i++) {
+                    FeatureRefs.Resolved r = resolved.get(i);
+                    if (covers.get(i) != null && r.view().name().equals(views.get(v))) {
+                        of.add(i);
+                        group[i] =
+                                byKey.computeIfAbsent(
                                         List.of(
                                                 r.view().name(),
                                                 r.feature().partialKey(),
                                                 covers.get(i)),
-                                        k -> groups.size());
-            }
-            List<Vector> vectors = new ArrayList<>(entities.size());
-            Partial[] merged = new Partial[groups.size()];
-            for (String entity : entities) {
-                Arrays.fill(merged, null);
-                Map<String, String> keys = new HashMap<>();
-                List<FeatureValue> values = new ArrayList<>(resolved.size());
-                for (int i = 0; i < resolved.size(); i++) {
-                    FeatureRefs.Resolved r = resolved.get(i);
-                    if (covers.get(i) == null) {
-                        values.add(new FeatureValue(null, Status.OUT_OF_RETENTION, -1));
-                    } else if (!present.get(
-                            keys.computeIfAbsent(r.view().name(), v -> key(v, entity)))) {
-                        values.add(Windows.notFound());
-                    } else {
-                        Partial p = merged[group[i]];
-                        if (p == null) {
-                            p =
-                                    Windows.partial(
-                                            r.feature(),
-                                            covers.get(i),
-                                            fetched.get(keys.get(r.view().name())));
-                            merged[group[i]] = p;
-                        }
-                        values.add(p.value(r.feature()));
+                                        k -> byKey.size());
                     }
                 }
-                vectors.add(new Vector(entity, values));
+                featuresOf[v] = of.stream().mapToInt(Integer::intValue).toArray();
+            }
+            groups = byKey.size();
+            List<List<OnlineStore.TileRange>> ranges = new ArrayList<>();
+            asked.values().forEach(a -> ranges.add(a.ranges()));
+            for (String entity : entities) {
+                for (int v = 0; v < views.size(); v++) {
+                    reads.add(new OnlineStore.RangeRead(views.get(v), entity, ranges.get(v)));
+                }
+            }
+        }
+
+        private ViewDef view(int read) {
+            return asked.get(reads.get(read).view()).view;
+        }
+
+        /**
+         * Takes what first read {@code read} found: evaluates its entity's values of its view, or
+         * keeps its tiles until its retention says whether the entity is known.
+         */
+        synchronized void take(int read, OnlineStore.Found found) {
+            FetchedTiles tiles = new FetchedTiles(found);
+            if (tiles.showsPresence(view(read), tail, headEnd)) {
+                evaluate(read, tiles);
+            } else {
+                unsure.add(read);
+                unsureTiles.put(read, tiles);
+            }
+        }
+
+        /** The reads of the retention of the entities whose windows' tiles do not show them. */
+        synchronized List<OnlineStore.RangeRead> unsure() {
+            unsure.sort(null); // answers are taken in any order; the second read's in this one
+            List<OnlineStore.RangeRead> more = new ArrayList<>(unsure.size());
+            for (int read : unsure) {
+                OnlineStore.RangeRead r = reads.get(read);
+                more.add(
+                        new OnlineStore.RangeRead(
+                                r.view(),
+                                r.entity(),
+                                retention(view(read), tail, headEnd).ranges()));
+            }
+            return more;
+        }
+
+        /** Takes what the retention read of {@code unsure().get(i)} found. */
+        synchronized void settle(int i, OnlineStore.Found found) {
+            int read = unsure.get(i);
+            if (Windows.present(view(read), tail, headEnd, new FetchedTiles(found))) {
+                evaluate(read, unsureTiles.get(read));
+            } else {
+                int entity = read / featuresOf.length;
+                for (int f : featuresOf[read % featuresOf.length]) {
+                    values[entity][f] = Windows.notFound();
+                }
+            }
+        }
+
+        /** The values of first read {@code read}'s view for its entity, from its tiles. */
+        private void evaluate(int read, FetchedTiles tiles) {
+            int entity = read / featuresOf.length;
+            Partial[] merged = new Partial[groups];
+            for (int f : featuresOf[read % featuresOf.length]) {
+                FeatureRefs.Resolved r = resolved.get(f);
+                Partial p = merged[group[f]];
+                if (p == null) {
+                    p = Windows.partial(r.feature(), covers.get(f), tiles);
+                    merged[group[f]] = p;
+                }
+                values[entity][f] = p.value(r.feature());
+            }
+        }
+
+        /** Every entity's values, once every answer was taken. */
+        synchronized List<Vector> vectors() {
+            List<Vector> vectors = new ArrayList<>(entities.size());
+            for (int e = 0; e < entities.size(); e++) {
+                vectors.add(new Vector(entities.get(e), Arrays.asList(values[e])));
             }
             return vectors;
         }
-    }
-
-    private static String key(String view, String entity) {
-        return view + '\u0000' + entity;
     }
 
     /** Whether a time whose tail is {@code tail} is within {@code view}'s ttl of {@code now}. */

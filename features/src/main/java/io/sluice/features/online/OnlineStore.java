@@ -90,16 +90,31 @@ public interface OnlineStore extends AutoCloseable {
     List<Found> read(List<RangeRead> reads, long now) throws IOException;
 
     /**
-     * {@link #read} as a stage, for a caller that must not wait (a server's event loop): a store
-     * whose client is asynchronous returns at once and decodes the answers on {@code executor}; it
-     * then says so in {@link #readsWithoutBlocking()}. A failure completes the stage with an {@link
-     * IOException}. By default the read runs in the caller's thread and the stage is complete.
+     * Takes the answer of one read of a {@link #readAsync}: its index among the reads, and what it
+     * found.
      */
-    default CompletionStage<List<Found>> readAsync(
-            List<RangeRead> reads, long now, Executor executor) {
+    interface Answers {
+        void found(int read, Found found);
+    }
+
+    /**
+     * {@link #read} without waiting, for a caller that must not wait (a server's event loop): each
+     * read's answer is handed to {@code answers} on {@code executor} as it arrives, in any order,
+     * so that a caller can work on the first entities while the store still sends the last; the
+     * stage completes, on {@code executor}, after the last answer was taken. A store whose client
+     * is asynchronous returns at once and says so in {@link #readsWithoutBlocking()}. A failure
+     * completes the stage with an {@link IOException}. By default the read runs in the caller's
+     * thread, which takes every answer, in order, before this returns a completed stage.
+     */
+    default CompletionStage<Void> readAsync(
+            List<RangeRead> reads, long now, Executor executor, Answers answers) {
         try {
-            return CompletableFuture.completedFuture(read(reads, now));
-        } catch (IOException e) {
+            List<Found> found = read(reads, now);
+            for (int i = 0; i < found.size(); i++) {
+                answers.found(i, found.get(i));
+            }
+            return CompletableFuture.completedFuture(null);
+        } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }

@@ -19,8 +19,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -205,42 +203,22 @@ final class RedisConnection implements AutoCloseable {
         return answers;
     }
 
-    /**
-     * Every future's answer, in order (null for a skipped command), as a stage that fails with the
-     * {@link IOException} {@link #await(RedisFuture)} would throw. Lettuce times each command out
-     * by itself ({@link TimeoutOptions}), so the stage always completes.
-     */
-    static <T> CompletableFuture<List<T>> all(List<RedisFuture<T>> futures) {
-        CompletableFuture<List<T>> all = new CompletableFuture<>();
-        CompletableFuture.allOf(
-                        futures.stream()
-                                .filter(Objects::nonNull)
-                                .map(RedisFuture::toCompletableFuture)
-                                .toArray(CompletableFuture[]::new))
-                .whenComplete(
-                        (done, failure) -> {
-                            if (failure != null) {
-                                Throwable cause =
-                                        failure instanceof CompletionException
-                                                        && failure.getCause() != null
-                                                ? failure.getCause()
-                                                : failure;
-                                all.completeExceptionally(
-                                        new IOException("Redis command failed: " + cause, cause));
-                                return;
-                            }
-                            List<T> answers = new ArrayList<>(futures.size());
-                            for (RedisFuture<T> f : futures) {
-                                answers.add(f == null ? null : f.toCompletableFuture().join());
-                            }
-                            all.complete(answers);
-                        });
-        return all;
-    }
-
     /** Whether a connection has been made (Lettuce then reconnects by itself). */
     boolean isConnected() {
         return connected != null;
+    }
+
+    /**
+     * The {@link IOException} that a stage waiting on a failed command fails with, as {@link
+     * #await(RedisFuture)} would throw it. Lettuce times each command out by itself ({@link
+     * TimeoutOptions}), so such a stage always completes.
+     */
+    static IOException failed(Throwable failure) {
+        Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause()
+                        : failure;
+        return new IOException("Redis command failed: " + cause, cause);
     }
 
     static <T> T await(RedisFuture<T> future) throws IOException {

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The production online store, on one Redis server or a Redis (or Valkey) Cluster, through Lettuce.
@@ -176,21 +177,64 @@ public final class RedisOnlineStore implements OnlineStore {
     @Override
     public List<Found> read(List<RangeRead> reads, long now) throws IOException {
         List<TileHash.Fields> fields = TileHash.fields(reads);
-        return TileHash.found(reads, fields, RedisConnection.await(hmget(reads, fields)), now);
+        return TileHash.found(fields, RedisConnection.await(hmget(reads, fields)), now);
     }
 
-    /** Sends the read at once; its answers are decoded on {@code executor}. */
+    /**
+     * Sends the read at once; each {@code HMGET}'s answer is decoded and taken on {@code executor}
+     * as it arrives, while Redis still answers the ones after it.
+     */
     @Override
-    public CompletionStage<List<Found>> readAsync(
-            List<RangeRead> reads, long now, Executor executor) {
+    public CompletionStage<Void> readAsync(
+            List<RangeRead> reads, long now, Executor executor, Answers answers) {
         List<TileHash.Fields> fields = TileHash.fields(reads);
+        List<RedisFuture<List<KeyValue<byte[], byte[]>>>> sent;
         try {
-            return RedisConnection.all(hmget(reads, fields))
-                    .thenApplyAsync(
-                            answers -> TileHash.found(reads, fields, answers, now), executor);
+            sent = hmget(reads, fields);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        AtomicInteger left = new AtomicInteger(reads.size());
+        if (reads.isEmpty()) {
+            done.complete(null);
+        }
+        for (int i = 0; i < reads.size(); i++) {
+            int read = i;
+            Runnable take =
+                    () -> {
+                        // After a failure the stage is failed; later answers are dropped.
+                        if (!done.isDone()) {
+                            RedisFuture<List<KeyValue<byte[], byte[]>>> f = sent.get(read);
+                            try {
+                                answers.found(
+                                        read,
+                                        TileHash.found(
+                                                fields.get(read),
+                                                f == null ? null : f.toCompletableFuture().join(),
+                                                now));
+                            } catch (RuntimeException e) {
+                                done.completeExceptionally(e);
+                            }
+                        }
+                        if (left.decrementAndGet() == 0) {
+                            done.complete(null);
+                        }
+                    };
+            if (sent.get(i) == null) {
+                executor.execute(take);
+            } else {
+                sent.get(i)
+                        .whenComplete(
+                                (values, failure) -> {
+                                    if (failure != null) {
+                                        done.completeExceptionally(RedisConnection.failed(failure));
+                                    }
+                                    executor.execute(take);
+                                });
+            }
+        }
+        return done;
     }
 
     /** Once connected: until then a read may wait for the connection to be made. */

@@ -52,27 +52,29 @@ final class TileHash {
 
     /** The live tiles of each read's answer (null: no command was sent). */
     static List<Found> found(
-            List<RangeRead> reads,
-            List<Fields> fields,
-            List<List<KeyValue<byte[], byte[]>>> answers,
-            long now) {
-        List<Found> found = new ArrayList<>(reads.size());
-        for (int i = 0; i < reads.size(); i++) {
-            Found f = new Found();
-            List<KeyValue<byte[], byte[]>> values = answers.get(i);
-            if (values != null) {
-                Fields names = fields.get(i);
-                for (int j = 0; j < values.size(); j++) {
-                    KeyValue<byte[], byte[]> kv = values.get(j);
-                    byte[] payload = kv.hasValue() ? livePayload(kv.getValue(), now) : null;
-                    if (payload != null) {
-                        f.of(names.levels()[j]).put(names.starts()[j], payload);
-                    }
-                }
-            }
-            found.add(f);
+            List<Fields> fields, List<List<KeyValue<byte[], byte[]>>> answers, long now) {
+        List<Found> found = new ArrayList<>(answers.size());
+        for (int i = 0; i < answers.size(); i++) {
+            found.add(found(fields.get(i), answers.get(i), now));
         }
         return found;
+    }
+
+    /**
+     * The live tiles of one read's answer to the {@code HMGET} of {@code names} (null: none sent).
+     */
+    static Found found(Fields names, List<KeyValue<byte[], byte[]>> values, long now) {
+        Found f = new Found();
+        if (values != null) {
+            for (int j = 0; j < values.size(); j++) {
+                KeyValue<byte[], byte[]> kv = values.get(j);
+                byte[] payload = kv.hasValue() ? livePayload(kv.getValue(), now) : null;
+                if (payload != null) {
+                    f.of(names.levels()[j]).put(names.starts()[j], payload);
+                }
+            }
+        }
+        return f;
     }
 
     /** The hash fields of runs of tiles: names, and the level and start of each. */
