@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.online.FeatureReader;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -86,16 +86,22 @@ public final class FeastResponse {
         return full ? ref.view() + "__" + ref.feature() : ref.feature();
     }
 
+    /** About how many bytes {@link #write} writes for {@code entities} of {@code request}. */
+    public static int sizeHint(OnlineRequest request, int entities) {
+        return 256 + 64 * entities * request.features().size();
+    }
+
     /**
-     * The response to {@code request}, whose read returned {@code vectors} in entity order, as
-     * UTF-8 JSON bytes. Written as a stream, without a tree: a response of 100 entities × 50
-     * features is 15,000 values, statuses and times.
+     * Writes the response to {@code request}, whose read returned {@code vectors} in entity order,
+     * as UTF-8 JSON to {@code bytes}. Written as a stream, without a tree: a response of 100
+     * entities × 50 features is 15,000 values, statuses and times.
      */
-    public static byte[] json(
-            ObjectMapper mapper, OnlineRequest request, List<FeatureReader.Vector> vectors)
+    public static void write(
+            ObjectMapper mapper,
+            OnlineRequest request,
+            List<FeatureReader.Vector> vectors,
+            OutputStream bytes)
             throws IOException {
-        ByteArrayOutputStream bytes =
-                new ByteArrayOutputStream(256 + 64 * vectors.size() * request.features().size());
         Map<Long, SerializedString> timestamps = new HashMap<>();
         try (JsonGenerator out = mapper.getFactory().createGenerator(bytes)) {
             out.writeStartObject();
@@ -156,7 +162,6 @@ public final class FeastResponse {
             out.writeEndArray();
             out.writeEndObject();
         }
-        return bytes.toByteArray();
     }
 
     private static void writeValue(JsonGenerator out, Object value) throws IOException {

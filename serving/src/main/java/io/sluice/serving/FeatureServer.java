@@ -2,6 +2,9 @@ package io.sluice.serving;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.OnlineStore;
 import io.vertx.core.Context;
@@ -127,8 +130,14 @@ public final class FeatureServer implements AutoCloseable {
         Instant at = request.at() == null ? Instant.ofEpochMilli(now) : request.at();
         Function<List<FeatureReader.Vector>, Buffer> encode =
                 vectors -> {
+                    // Written straight into the buffer the response is sent from: a batch's is
+                    // hundreds of kilobytes, which a byte array and its copies allocated twice.
+                    ByteBuf bytes =
+                            Unpooled.buffer(FeastResponse.sizeHint(request, vectors.size()));
                     try {
-                        return Buffer.buffer(FeastResponse.json(mapper, request, vectors));
+                        FeastResponse.write(
+                                mapper, request, vectors, new ByteBufOutputStream(bytes));
+                        return Buffer.buffer(bytes);
                     } catch (IOException e) {
                         throw new UncheckedIOException(e); // a server error (500), not a 503
                     }

@@ -69,8 +69,7 @@ class FeastResponseTest {
                                         new FeatureValue(0.0f, Status.OK, -1),
                                         new FeatureValue(null, Status.EMPTY_WINDOW, -1))));
 
-        String text =
-                new String(FeastResponse.json(mapper, request, vectors), StandardCharsets.UTF_8);
+        String text = json(request, vectors);
         JsonNode back = mapper.readTree(text);
 
         assertThat(back.fieldNames()).toIterable().containsExactly("metadata", "results");
@@ -157,5 +156,13 @@ class FeastResponseTest {
         FeatureReader.FeatureRef ref = new FeatureReader.FeatureRef("user_cart", "cart_adds_1h");
         assertThat(FeastResponse.name(ref, false)).isEqualTo("cart_adds_1h");
         assertThat(FeastResponse.name(ref, true)).isEqualTo("user_cart__cart_adds_1h");
+    }
+
+    /** What the server sends: {@link FeastResponse#write} into a buffer, as text. */
+    private String json(OnlineRequest request, List<FeatureReader.Vector> vectors)
+            throws java.io.IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        FeastResponse.write(mapper, request, vectors, bytes);
+        return bytes.toString(StandardCharsets.UTF_8);
     }
 }
