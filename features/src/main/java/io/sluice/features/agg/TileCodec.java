@@ -135,9 +135,9 @@ public final class TileCodec {
             TileIn in = new TileIn(payload);
             checkFormat(in, COARSE_FORMAT);
             int n = in.readShort();
-            Map<String, Partial> partials = new LinkedHashMap<>();
+            Map<String, Partial> partials = new LinkedHashMap<>(n * 4 / 3 + 1);
             for (int i = 0; i < n; i++) {
-                String name = in.readUTF();
+                String name = in.readName();
                 Partial p = new Partial();
                 p.count = in.readLong();
                 p.longSum = in.readLong();

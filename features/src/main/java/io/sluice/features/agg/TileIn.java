@@ -65,6 +65,54 @@ final class TileIn {
         return text;
     }
 
+    /**
+     * Partial keys read before, by a hash of their bytes: a read decodes the same few keys from
+     * every mid and coarse tile of every entity, and a new string for each was a tenth of a batch
+     * read's allocation. Slots are overwritten freely (strings are immutable, so any thread may see
+     * any of them).
+     */
+    private static final String[] NAMES = new String[256];
+
+    /** {@link #readUTF} of a partial key, the same string as the last time these bytes came. */
+    String readName() throws IOException {
+        int at = buffer.position();
+        if (buffer.remaining() < 2) {
+            throw truncated();
+        }
+        int length = Short.toUnsignedInt(buffer.getShort(at));
+        if (length > buffer.remaining() - 2) {
+            throw truncated();
+        }
+        byte[] array = buffer.array();
+        int from = buffer.arrayOffset() + at + 2;
+        int hash = length;
+        for (int i = from; i < from + length; i++) {
+            hash = 31 * hash + array[i];
+        }
+        int slot = (hash ^ (hash >>> 16)) & (NAMES.length - 1);
+        String cached = NAMES[slot];
+        if (cached != null && sameAscii(cached, array, from, length)) {
+            buffer.position(at + 2 + length);
+            return cached;
+        }
+        String name = readUTF();
+        NAMES[slot] = name;
+        return name;
+    }
+
+    private static boolean sameAscii(String text, byte[] array, int from, int length) {
+        if (text.length() != length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            byte b = array[from + i];
+            if (b <= 0 || text.charAt(i) != b) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The position of the next {@code bytes} bytes, which must all be there. */
     private int need(int bytes) throws IOException {
         int at = buffer.position();

@@ -103,4 +103,35 @@ class CoarsePartialsTest {
         assertThat(decoded.get("#0").count).isEqualTo(1);
         assertThat(view.midMillis()).isEqualTo(2);
     }
+
+    @Test
+    void partialKeysDecodeToOneStringEachWhateverShares() {
+        // More keys than the decoder keeps, so that some share a slot and replace each other.
+        Map<String, Partial> partials = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < 600; i++) {
+            Partial p = new Partial();
+            p.count = i;
+            partials.put((i % 3 == 0 ? "#" : "sum_") + i, p);
+        }
+        partials.put("kéy", new Partial()); // not ASCII: decoded as modified UTF-8, never shared
+        byte[] payload = TileCodec.encodeCoarse(partials);
+        for (int round = 0; round < 2; round++) {
+            Map<String, Partial> decoded = TileCodec.decodeCoarse(payload);
+            assertThat(decoded.keySet()).containsExactlyElementsOf(partials.keySet());
+            decoded.forEach(
+                    (key, p) -> {
+                        if (!key.equals("kéy")) {
+                            assertThat(p.count)
+                                    .as(key)
+                                    .isEqualTo(Long.parseLong(key.replaceAll("\\D", "")));
+                        }
+                    });
+        }
+        Map<String, Partial> one = Map.of("avg_spend", new Partial());
+        String first =
+                TileCodec.decodeCoarse(TileCodec.encodeCoarse(one)).keySet().iterator().next();
+        String again =
+                TileCodec.decodeCoarse(TileCodec.encodeCoarse(one)).keySet().iterator().next();
+        assertThat(again).as("the same key decoded twice is one string").isSameAs(first);
+    }
 }
