@@ -60,6 +60,32 @@ final class LoadClient implements AutoCloseable {
         return send(http, post, body).toCompletionStage();
     }
 
+    /**
+     * Posts a JSON {@code body} as load: reads the whole response but keeps none of it (a batch's
+     * is hundreds of kilobytes, whose copies would be garbage that the server in this JVM pays
+     * for); a failed stage unless the status is 200.
+     */
+    CompletionStage<Void> load(Buffer body) {
+        return http.request(post)
+                .compose(request -> request.send(body))
+                .compose(
+                        response -> {
+                            if (response.statusCode() != 200) {
+                                return response.body()
+                                        .compose(
+                                                b ->
+                                                        Future.failedFuture(
+                                                                "HTTP "
+                                                                        + response.statusCode()
+                                                                        + ": "
+                                                                        + b));
+                            }
+                            response.handler(chunk -> {});
+                            return response.end();
+                        })
+                .toCompletionStage();
+    }
+
     /** The server's Prometheus text, waited for. */
     String scrape() throws Exception {
         return send(scraper, metrics, null)
