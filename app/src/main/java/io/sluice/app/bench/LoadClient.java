@@ -80,7 +80,7 @@ final class LoadClient implements AutoCloseable {
                                                                         + ": "
                                                                         + b));
                             }
-                            response.handler(chunk -> {});
+                            // No data handler: the body's chunks are read and dropped.
                             return response.end();
                         })
                 .toCompletionStage();
