@@ -226,12 +226,16 @@ public final class RedisOnlineStore implements OnlineStore {
             } else {
                 sent.get(i)
                         .whenComplete(
-                                (values, failure) -> {
-                                    if (failure != null) {
-                                        done.completeExceptionally(RedisConnection.failed(failure));
-                                    }
-                                    executor.execute(take);
-                                });
+                                (values, failure) ->
+                                        executor.execute(
+                                                failure == null
+                                                        ? take
+                                                        : () -> {
+                                                            done.completeExceptionally(
+                                                                    RedisConnection.failed(
+                                                                            failure));
+                                                            take.run();
+                                                        }));
             }
         }
         return done;
