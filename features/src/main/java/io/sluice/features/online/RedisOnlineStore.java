@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 
 /**
  * The production online store, on one Redis server or a Redis (or Valkey) Cluster, through Lettuce.
@@ -201,18 +202,14 @@ public final class RedisOnlineStore implements OnlineStore {
         }
         for (int i = 0; i < reads.size(); i++) {
             int read = i;
-            Runnable take =
-                    () -> {
-                        // After a failure the stage is failed; later answers are dropped.
-                        if (!done.isDone()) {
-                            RedisFuture<List<KeyValue<byte[], byte[]>>> f = sent.get(read);
+            // Runs on the executor; after a failure the stage is failed and later answers dropped.
+            BiConsumer<List<KeyValue<byte[], byte[]>>, Throwable> take =
+                    (values, failure) -> {
+                        if (failure != null) {
+                            done.completeExceptionally(RedisConnection.failed(failure));
+                        } else if (!done.isDone()) {
                             try {
-                                answers.found(
-                                        read,
-                                        TileHash.found(
-                                                fields.get(read),
-                                                f == null ? null : f.toCompletableFuture().join(),
-                                                now));
+                                answers.found(read, TileHash.found(fields.get(read), values, now));
                             } catch (RuntimeException e) {
                                 done.completeExceptionally(e);
                             }
@@ -221,21 +218,12 @@ public final class RedisOnlineStore implements OnlineStore {
                             done.complete(null);
                         }
                     };
-            if (sent.get(i) == null) {
-                executor.execute(take);
+            RedisFuture<List<KeyValue<byte[], byte[]>>> f = sent.get(i);
+            if (f == null) {
+                executor.execute(() -> take.accept(null, null));
             } else {
-                sent.get(i)
-                        .whenComplete(
-                                (values, failure) ->
-                                        executor.execute(
-                                                failure == null
-                                                        ? take
-                                                        : () -> {
-                                                            done.completeExceptionally(
-                                                                    RedisConnection.failed(
-                                                                            failure));
-                                                            take.run();
-                                                        }));
+                f.whenComplete(
+                        (values, failure) -> executor.execute(() -> take.accept(values, failure)));
             }
         }
         return done;
