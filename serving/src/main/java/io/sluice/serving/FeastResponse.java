@@ -87,7 +87,7 @@ public final class FeastResponse {
     }
 
     /** About how many bytes {@link #write} writes for {@code entities} of {@code request}. */
-    public static int sizeHint(OnlineRequest request, int entities) {
+    static int sizeHint(OnlineRequest request, int entities) {
         return 256 + 64 * entities * request.features().size();
     }
 

@@ -6,6 +6,7 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
@@ -69,20 +70,11 @@ final class LoadClient implements AutoCloseable {
         return http.request(post)
                 .compose(request -> request.send(body))
                 .compose(
-                        response -> {
-                            if (response.statusCode() != 200) {
-                                return response.body()
-                                        .compose(
-                                                b ->
-                                                        Future.failedFuture(
-                                                                "HTTP "
-                                                                        + response.statusCode()
-                                                                        + ": "
-                                                                        + b));
-                            }
-                            // No data handler: the body's chunks are read and dropped.
-                            return response.end();
-                        })
+                        response ->
+                                response.statusCode() == 200
+                                        // No data handler: the body's chunks are read and dropped.
+                                        ? response.end()
+                                        : refused(response))
                 .toCompletionStage();
     }
 
@@ -100,17 +92,13 @@ final class LoadClient implements AutoCloseable {
                 .compose(request -> body == null ? request.send() : request.send(body))
                 .compose(
                         response ->
-                                response.body()
-                                        .compose(
-                                                b ->
-                                                        response.statusCode() == 200
-                                                                ? Future.succeededFuture(b)
-                                                                : Future.failedFuture(
-                                                                        "HTTP "
-                                                                                + response
-                                                                                        .statusCode()
-                                                                                + ": "
-                                                                                + b)));
+                                response.statusCode() == 200 ? response.body() : refused(response));
+    }
+
+    /** A failed future naming a response's status and body. */
+    private static <T> Future<T> refused(HttpClientResponse response) {
+        return response.body()
+                .compose(b -> Future.failedFuture("HTTP " + response.statusCode() + ": " + b));
     }
 
     @Override
