@@ -1,6 +1,5 @@
 package io.sluice.app.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -26,11 +25,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 
 /**
@@ -44,17 +41,15 @@ import java.util.function.IntPredicate;
 public final class ServeBenchmark {
 
     private static final String ENTITY = "user_id";
-    private static final String PATH = "/get-online-features";
-    private static final String METRIC = "sluice_serve_requests_seconds";
-    private static final Map<String, String> SERIES = Map.of("endpoint", PATH, "status", "200");
+    static final String PATH = "/get-online-features";
     private static final int SINGLE_RATE = 500;
     private static final int BATCH_RATE = 50;
-    private static final double CAPACITY_P99_MS = 10;
+    static final double CAPACITY_P99_MS = 10;
     private static final int FIRST_STEP = 500;
     private static final int LAST_STEP = 64_000;
     private static final int LOWEST_STEP = 25;
     private static final int BISECTIONS = 2;
-    private static final Duration STEP_WARM_UP = Duration.ofSeconds(1);
+    static final Duration STEP_WARM_UP = Duration.ofSeconds(1);
 
     /**
      * How long a phase waits for its last answers: long, so that an overloaded phase's backlog is
@@ -112,8 +107,26 @@ public final class ServeBenchmark {
                             FeatureServer.start(
                                     catalog(view), store, Limits.DEFAULT, "127.0.0.1", 0);
                     LoadClient client = new LoadClient(server.port(), PATH, CONNECTIONS)) {
-                Load single = new Load(client, bodies(view, singles), store, view, singles);
-                Load many = new Load(client, bodies(view, batches), store, view, batches);
+                ServeLoad single =
+                        new ServeLoad(
+                                client,
+                                bodies(view, singles),
+                                store,
+                                view,
+                                singles,
+                                duration,
+                                step,
+                                out);
+                ServeLoad many =
+                        new ServeLoad(
+                                client,
+                                bodies(view, batches),
+                                store,
+                                view,
+                                batches,
+                                duration,
+                                step,
+                                out);
                 single.check(view.features().size());
                 many.check(view.features().size());
                 return measure(single, many, loadBefore);
@@ -121,7 +134,7 @@ public final class ServeBenchmark {
         }
     }
 
-    private String measure(Load single, Load many, double loadBefore) {
+    private String measure(ServeLoad single, ServeLoad many, double loadBefore) {
         ServeFigures a =
                 new ServeFigures("a) 1 entity × 50 features, " + SINGLE_RATE + " requests/s");
         ServeFigures b =
@@ -284,95 +297,6 @@ public final class ServeBenchmark {
         return bodies;
     }
 
-    /** One request shape: its bodies over HTTP, and the same reads straight from the store. */
-    private final class Load {
-        private final LoadClient client;
-        private final List<Buffer> bodies;
-        private final OnlineStore store;
-        private final ViewDef view;
-        private final List<List<String>> entities;
-
-        Load(
-                LoadClient client,
-                List<Buffer> bodies,
-                OnlineStore store,
-                ViewDef view,
-                List<List<String>> entities) {
-            this.client = client;
-            this.bodies = bodies;
-            this.store = store;
-            this.view = view;
-            this.entities = entities;
-        }
-
-        CompletionStage<Buffer> post(int i) {
-            return client.post(bodies.get(i % bodies.size()));
-        }
-
-        CompletionStage<Void> load(int i) {
-            return client.load(bodies.get(i % bodies.size()));
-        }
-
-        CompletionStage<?> raw(int i) {
-            return rawRead(
-                    store, view, entities.get(i % entities.size()), System.currentTimeMillis());
-        }
-
-        /** Fails unless the first request answers 200 with values for every feature. */
-        void check(int features) throws Exception {
-            JsonNode answer =
-                    mapper.readTree(
-                            post(0).toCompletableFuture().get(30, TimeUnit.SECONDS).getBytes());
-            JsonNode results = answer.path("results");
-            int present = 0;
-            for (JsonNode column : results) {
-                for (JsonNode s : column.path("statuses")) {
-                    present += s.asText().equals("PRESENT") ? 1 : 0;
-                }
-            }
-            int expected = (features + 1) * entities.get(0).size();
-            if (results.size() != features + 1 || present < expected / 2) {
-                throw new IllegalStateException(
-                        "the server's answer is not what the benchmark expects ("
-                                + present
-                                + " of "
-                                + expected
-                                + " values present): "
-                                + answer.toString()
-                                        .substring(0, Math.min(500, answer.toString().length())));
-            }
-        }
-
-        /** {@code length} of HTTP load at {@code rate}, with the server's view of it. */
-        ServeFigures.Http http(int rate, Duration length) {
-            PrometheusHistogram before = serverHistogram(client);
-            OpenLoop.Result result = OpenLoop.run(this::load, rate, length, GIVE_UP, DRAIN);
-            PrometheusHistogram server = serverHistogram(client).minus(before);
-            return new ServeFigures.Http(result, server);
-        }
-
-        /** {@code length} of raw store reads at {@code rate}. */
-        OpenLoop.Result baseline(int rate) {
-            return OpenLoop.run(this::raw, rate, duration, GIVE_UP, DRAIN);
-        }
-
-        /** Scenario c's test of one rate: HTTP p99 within the limit, no errors, none left open. */
-        boolean passes(int rate) {
-            OpenLoop.run(this::load, rate, STEP_WARM_UP, GIVE_UP, DRAIN);
-            OpenLoop.Result result = OpenLoop.run(this::load, rate, step, GIVE_UP, DRAIN);
-            boolean pass = result.clean() && result.millis(99) <= CAPACITY_P99_MS;
-            out.printf(
-                    "  c) %,d requests/s: p99 %.2f ms, %d errors, %d unfinished%s: %s%n",
-                    rate,
-                    result.millis(99),
-                    result.errors(),
-                    result.unfinished(),
-                    result.overloaded() ? ", stopped for overload" : "",
-                    pass ? "pass" : "fail");
-            return pass;
-        }
-    }
-
     private String report(ServeFigures a, ServeFigures b, List<Double> capacity, double[] load) {
         List<String> lines = new ArrayList<>();
         lines.add("## Serving: `sluice serve` under an open-loop load");
@@ -458,14 +382,5 @@ public final class ServeBenchmark {
         lines.add("");
         lines.add("Measured " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ".");
         return String.join("\n", lines);
-    }
-
-    /** 200s of {@code PATH} in the server's histogram of request latency, as scraped now. */
-    private static PrometheusHistogram serverHistogram(LoadClient client) {
-        try {
-            return PrometheusHistogram.parse(client.scrape(), METRIC, SERIES);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot scrape the server's /metrics: " + e, e);
-        }
     }
 }
