@@ -1,12 +1,14 @@
 package io.sluice.features.online;
 
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.ValueListOutput;
+import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -189,7 +191,7 @@ public final class RedisOnlineStore implements OnlineStore {
     public CompletionStage<Void> readAsync(
             List<RangeRead> reads, long now, Executor executor, Answers answers) {
         List<TileHash.Fields> fields = TileHash.fields(reads);
-        List<RedisFuture<List<KeyValue<byte[], byte[]>>>> sent;
+        List<RedisFuture<List<byte[]>>> sent;
         try {
             sent = hmget(reads, fields);
         } catch (IOException e) {
@@ -203,7 +205,7 @@ public final class RedisOnlineStore implements OnlineStore {
         for (int i = 0; i < reads.size(); i++) {
             int read = i;
             // Runs on the executor; after a failure the stage is failed and later answers dropped.
-            BiConsumer<List<KeyValue<byte[], byte[]>>, Throwable> take =
+            BiConsumer<List<byte[]>, Throwable> take =
                     (values, failure) -> {
                         if (failure != null) {
                             done.completeExceptionally(RedisConnection.failed(failure));
@@ -218,7 +220,7 @@ public final class RedisOnlineStore implements OnlineStore {
                             done.complete(null);
                         }
                     };
-            RedisFuture<List<KeyValue<byte[], byte[]>>> f = sent.get(i);
+            RedisFuture<List<byte[]>> f = sent.get(i);
             if (f == null) {
                 executor.execute(() -> take.accept(null, null));
             } else {
@@ -236,16 +238,20 @@ public final class RedisOnlineStore implements OnlineStore {
     }
 
     /** One pipelined {@code HMGET} per (view, entity); none for a read of no fields. */
-    private List<RedisFuture<List<KeyValue<byte[], byte[]>>>> hmget(
+    private List<RedisFuture<List<byte[]>>> hmget(
             List<RangeRead> reads, List<TileHash.Fields> fields) throws IOException {
         return redis.pipelined(
                 reads.size(),
                 (commands, i) ->
                         fields.get(i).names().length == 0
                                 ? null
-                                : commands.hmget(
-                                        TileHash.key(reads.get(i).view(), reads.get(i).entity()),
-                                        fields.get(i).names()));
+                                : commands.dispatch(
+                                        CommandType.HMGET,
+                                        new ValueListOutput<>(ByteArrayCodec.INSTANCE),
+                                        new TileHash.HmgetArgs(
+                                                TileHash.key(
+                                                        reads.get(i).view(), reads.get(i).entity()),
+                                                fields.get(i))));
     }
 
     /** The write script once per hash, by its digest or (for a node that lacks it) whole. */

@@ -134,6 +134,45 @@ class RedisOnlineStoreTest extends OnlineStoreContract {
                 .hasMessageContaining("expireAt '17x'");
     }
 
+    @Test
+    void hmgetArgumentsAreWhatLettucesOwnHmgetSends() {
+        // Fields of one to fifteen digits' starts, so lengths of one and two digits, at each level.
+        List<OnlineStore.TileRange> ranges =
+                List.of(
+                        new OnlineStore.TileRange(OnlineStore.Level.FINE, 0, 10, 1),
+                        new OnlineStore.TileRange(
+                                OnlineStore.Level.MID,
+                                1_700_000_000_000L,
+                                1_700_002_000_000L,
+                                360_000),
+                        new OnlineStore.TileRange(
+                                OnlineStore.Level.COARSE,
+                                100_000_000_000_000L,
+                                100_000_010_800_000L,
+                                3_600_000));
+        TileHash.Fields fields = TileHash.Fields.of(ranges);
+        byte[] key = TileHash.key("view", "entity-ü");
+        var lettuces =
+                new io.lettuce.core.protocol.CommandArgs<>(
+                                io.lettuce.core.codec.ByteArrayCodec.INSTANCE)
+                        .addKey(key)
+                        .addKeys(fields.names());
+        var ours = new TileHash.HmgetArgs(key, fields);
+
+        assertThat(ours.count()).isEqualTo(lettuces.count()).isEqualTo(1 + 10 + 6 + 3);
+        assertThat(encoded(ours)).isEqualTo(encoded(lettuces));
+        // A cluster connection routes the command by its first key.
+        assertThat(ours.getFirstEncodedKey()).isEqualTo(lettuces.getFirstEncodedKey());
+    }
+
+    private static byte[] encoded(io.lettuce.core.protocol.CommandArgs<byte[], byte[]> args) {
+        io.netty.buffer.ByteBuf buf = io.netty.buffer.Unpooled.buffer();
+        args.encode(buf);
+        byte[] bytes = new byte[buf.readableBytes()];
+        buf.readBytes(bytes);
+        return bytes;
+    }
+
     private static OnlineStore.TileWrite write(String entity, long start, long expireAt) {
         return new OnlineStore.TileWrite(
                 new OnlineStore.TileKey("v", entity, OnlineStore.Level.FINE, start),
