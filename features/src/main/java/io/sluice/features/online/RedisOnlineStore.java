@@ -6,8 +6,6 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.output.ValueListOutput;
 import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
 import java.net.URI;
@@ -180,7 +178,7 @@ public final class RedisOnlineStore implements OnlineStore {
     @Override
     public List<Found> read(List<RangeRead> reads, long now) throws IOException {
         List<TileHash.Fields> fields = TileHash.fields(reads);
-        return TileHash.found(fields, RedisConnection.await(hmget(reads, fields)), now);
+        return TileHash.found(fields, RedisConnection.await(hmget(reads, fields, now)));
     }
 
     /**
@@ -191,9 +189,9 @@ public final class RedisOnlineStore implements OnlineStore {
     public CompletionStage<Void> readAsync(
             List<RangeRead> reads, long now, Executor executor, Answers answers) {
         List<TileHash.Fields> fields = TileHash.fields(reads);
-        List<RedisFuture<List<byte[]>>> sent;
+        List<RedisFuture<TileHash.Answer>> sent;
         try {
-            sent = hmget(reads, fields);
+            sent = hmget(reads, fields, now);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -205,13 +203,13 @@ public final class RedisOnlineStore implements OnlineStore {
         for (int i = 0; i < reads.size(); i++) {
             int read = i;
             // Runs on the executor; after a failure the stage is failed and later answers dropped.
-            BiConsumer<List<byte[]>, Throwable> take =
+            BiConsumer<TileHash.Answer, Throwable> take =
                     (values, failure) -> {
                         if (failure != null) {
                             done.completeExceptionally(RedisConnection.failed(failure));
                         } else if (!done.isDone()) {
                             try {
-                                answers.found(read, TileHash.found(fields.get(read), values, now));
+                                answers.found(read, TileHash.found(fields.get(read), values));
                             } catch (RuntimeException e) {
                                 done.completeExceptionally(e);
                             }
@@ -220,7 +218,7 @@ public final class RedisOnlineStore implements OnlineStore {
                             done.complete(null);
                         }
                     };
-            RedisFuture<List<byte[]>> f = sent.get(i);
+            RedisFuture<TileHash.Answer> f = sent.get(i);
             if (f == null) {
                 executor.execute(() -> take.accept(null, null));
             } else {
@@ -238,8 +236,8 @@ public final class RedisOnlineStore implements OnlineStore {
     }
 
     /** One pipelined {@code HMGET} per (view, entity); none for a read of no fields. */
-    private List<RedisFuture<List<byte[]>>> hmget(
-            List<RangeRead> reads, List<TileHash.Fields> fields) throws IOException {
+    private List<RedisFuture<TileHash.Answer>> hmget(
+            List<RangeRead> reads, List<TileHash.Fields> fields, long now) throws IOException {
         return redis.pipelined(
                 reads.size(),
                 (commands, i) ->
@@ -247,7 +245,7 @@ public final class RedisOnlineStore implements OnlineStore {
                                 ? null
                                 : commands.dispatch(
                                         CommandType.HMGET,
-                                        new ValueListOutput<>(ByteArrayCodec.INSTANCE),
+                                        new TileHash.LivePayloads(now),
                                         new TileHash.HmgetArgs(
                                                 TileHash.key(
                                                         reads.get(i).view(), reads.get(i).entity()),

@@ -121,17 +121,52 @@ class RedisOnlineStoreTest extends OnlineStoreContract {
 
     @Test
     void aStoredTileIsLiveUntilItsExpireAtAndAMalformedOneIsNamed() {
-        byte[] stored = "1700000060000,7,payload".getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(TileHash.livePayload(stored, 1_700_000_059_999L))
-                .isEqualTo("payload".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        assertThat(TileHash.livePayload(stored, 1_700_000_060_000L)).isNull();
-        assertThatThrownBy(
-                        () ->
-                                TileHash.livePayload(
-                                        "17x,7,p".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                                        0))
+        assertThat(TileHash.livePayload(stored("1700000060000,7,payload"), 1_700_000_059_999L))
+                .isEqualTo(bytes("payload"));
+        assertThat(TileHash.livePayload(stored("1700000060000,7,payload"), 1_700_000_060_000L))
+                .isNull();
+        // A value in the middle of Lettuce's buffer: read from its position to its limit.
+        java.nio.ByteBuffer window = java.nio.ByteBuffer.wrap(bytes("xx99,1,tile,yy"), 2, 9);
+        assertThat(TileHash.livePayload(window, 98)).isEqualTo(bytes("tile"));
+        assertThatThrownBy(() -> TileHash.livePayload(stored("17x,7,p"), 0))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("expireAt '17x'");
+        assertThatThrownBy(() -> TileHash.livePayload(stored("17,7"), 0))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no ',' after byte 3");
+    }
+
+    @Test
+    void anAnswerKeepsTheLivePayloadsInFieldOrderAndFailsWhereAValueIsNotATile() {
+        TileHash.Fields fields =
+                TileHash.Fields.of(
+                        List.of(new OnlineStore.TileRange(OnlineStore.Level.FINE, 0, 4, 1)));
+        TileHash.LivePayloads output = new TileHash.LivePayloads(1_000);
+        output.multi(4);
+        output.set(stored("2000,3,a"));
+        output.set(null); // a field the hash lacks
+        output.set(stored("1000,4,expired"));
+        output.set(stored("1001,5,b"));
+        OnlineStore.Found found = TileHash.found(fields, output.get());
+        assertThat(found.fine()).containsOnlyKeys(0L, 3L);
+        assertThat(found.fine().get(0L)).isEqualTo(bytes("a"));
+        assertThat(found.fine().get(3L)).isEqualTo(bytes("b"));
+
+        TileHash.LivePayloads bad = new TileHash.LivePayloads(1_000);
+        bad.multi(2);
+        bad.set(stored("2000,3,a"));
+        bad.set(stored("not a tile"));
+        assertThatThrownBy(() -> TileHash.found(fields, bad.get()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not a Sluice tile");
+    }
+
+    private static java.nio.ByteBuffer stored(String value) {
+        return java.nio.ByteBuffer.wrap(bytes(value));
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test
