@@ -166,7 +166,11 @@ final class TileHash {
      * them.
      */
     static byte[] bulkStrings(byte[][] names) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int size = 0;
+        for (byte[] name : names) {
+            size += name.length + 8; // "$", up to three digits, two line ends
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(size);
         for (byte[] name : names) {
             out.writeBytes(("$" + name.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
             out.writeBytes(name);
