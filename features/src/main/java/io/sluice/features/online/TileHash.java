@@ -93,7 +93,7 @@ final class TileHash {
      * a Sluice tile, if any.
      */
     static final class Answer {
-        final List<byte[]> payloads = new ArrayList<>();
+        final ArrayList<byte[]> payloads = new ArrayList<>();
         IllegalStateException malformed;
     }
 
@@ -114,7 +114,7 @@ final class TileHash {
 
         @Override
         public void multi(int count) {
-            ((ArrayList<byte[]>) output.payloads).ensureCapacity(count);
+            output.payloads.ensureCapacity(count);
         }
 
         @Override
