@@ -209,8 +209,8 @@ final class RedisConnection implements AutoCloseable {
     }
 
     /**
-     * The {@link IOException} that a stage waiting on a failed command fails with, as {@link
-     * #await(RedisFuture)} would throw it. Lettuce times each command out by itself ({@link
+     * The {@link IOException} a failed command is reported with, by {@link #await(RedisFuture)} and
+     * by a stage waiting on the command. Lettuce times each command out by itself ({@link
      * TimeoutOptions}), so such a stage always completes.
      */
     static IOException failed(Throwable failure) {
@@ -231,9 +231,9 @@ final class RedisConnection implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted waiting for Redis", e);
         } catch (ExecutionException e) {
-            throw new IOException("Redis command failed: " + e.getCause(), e.getCause());
+            throw failed(e.getCause());
         } catch (RuntimeException e) {
-            throw new IOException("Redis command failed: " + e, e);
+            throw failed(e);
         }
     }
 
