@@ -8,6 +8,7 @@ import io.sluice.features.online.OnlineStores;
 import io.sluice.serving.Catalog;
 import io.sluice.serving.FeatureServer;
 import io.sluice.serving.Limits;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.util.concurrent.Callable;
@@ -71,10 +72,21 @@ final class ServeCommand implements Callable<Integer> {
             description = "Seconds after which an idle connection is closed (default: 30).")
     int idleTimeoutSeconds;
 
+    @Option(
+            names = "--event-loops",
+            description =
+                    "Event loops the connections are spread over (default: the cores this JVM may"
+                            + " use).")
+    Integer eventLoops;
+
     @Override
     public Integer call() throws Exception {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--port must be between 0 and 65535, got " + port);
+        }
+        int loops = eventLoops == null ? Runtime.getRuntime().availableProcessors() : eventLoops;
+        if (loops < 1) {
+            throw new IllegalArgumentException("--event-loops must be at least 1, got " + loops);
         }
         Limits limits;
         try {
@@ -99,16 +111,29 @@ final class ServeCommand implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         try (OnlineStore store = OnlineStores.open(onlineConfig);
-                FeatureServer server =
-                        FeatureServer.start(Catalog.of(cfg), store, limits, host, port)) {
+                FeatureServer server = listen(Catalog.of(cfg), store, limits, loops)) {
             PrintWriter out = spec.commandLine().getOut();
             out.printf(
-                    "sluice serve: listening on http://%s:%d (%d feature views, %s store)%n",
-                    host, server.port(), cfg.featureViews().size(), onlineConfig.store());
+                    "sluice serve: listening on http://%s:%d (%d feature views, %s store, %d event"
+                            + " loops)%n",
+                    host,
+                    server.port(),
+                    cfg.featureViews().size(),
+                    onlineConfig.store(),
+                    server.eventLoops());
             out.flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();
         }
         return 0;
+    }
+
+    /** The server; an address it cannot listen on is an option error, naming the options. */
+    private FeatureServer listen(Catalog catalog, OnlineStore store, Limits limits, int loops) {
+        try {
+            return FeatureServer.start(catalog, store, limits, host, port, loops);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--host, --port: " + e.getMessage(), e);
+        }
     }
 }

@@ -6,6 +6,8 @@ import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestConfigs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -299,7 +301,7 @@ class MainTest {
     }
 
     @Test
-    void shouldNameTheServeOptionThatIsWrongBeforeListening() {
+    void shouldNameTheServeOptionThatIsWrongBeforeListening() throws Exception {
         String config = TestConfigs.referenceFile().toString();
         assertThat(refused("serve", "--config", config, "--online", "http://cache:6379"))
                 .contains("--online", "redis://");
@@ -307,6 +309,24 @@ class MainTest {
                 .contains("--port must be between 0 and 65535, got 70000");
         assertThat(refused("serve", "--config", config, "--max-entities", "0"))
                 .contains("--max-entities");
+        assertThat(refused("serve", "--config", config, "--event-loops", "0"))
+                .contains("--event-loops must be at least 1, got 0");
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            String port = Integer.toString(taken.getLocalPort());
+            assertThat(
+                            refused(
+                                    "serve",
+                                    "--config",
+                                    config,
+                                    "--online",
+                                    "redis://127.0.0.1:1",
+                                    "--host",
+                                    "127.0.0.1",
+                                    "--port",
+                                    port))
+                    .contains("--host, --port: cannot listen on 127.0.0.1:" + port, "in use")
+                    .doesNotContain("\tat ");
+        }
     }
 
     @Test

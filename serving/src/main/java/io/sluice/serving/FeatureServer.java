@@ -7,12 +7,14 @@ import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.OnlineStore;
+import io.vertx.core.AbstractVerticle;
 import io.vertx.core.Context;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -27,14 +29,16 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * {@code sluice serve}: a thin HTTP router over the same {@link FeatureReader} that {@code sluice
- * get} uses. A Redis store is read from the event loop without waiting (its client is
- * asynchronous); a store whose reads block (SQLite), and {@code /ready}, on Vert.x's worker pool.
- * Every refusal is a JSON {@code {"status": …, "message": …}} without a stack trace.
+ * get} uses, on as many event loops as it is given, each connection on one of them. A Redis store
+ * is read from the connection's event loop without waiting (its client is asynchronous); a store
+ * whose reads block (SQLite), and {@code /ready}, on Vert.x's worker pool. Every refusal is a JSON
+ * {@code {"status": …, "message": …}} without a stack trace.
  */
 public final class FeatureServer implements AutoCloseable {
 
@@ -52,15 +56,92 @@ public final class FeatureServer implements AutoCloseable {
     private final Limits limits;
     private final ServeMetrics metrics = new ServeMetrics(ENDPOINTS);
     private final Vertx vertx;
-    private final HttpServer server;
+    private final int port;
+    private final int eventLoops;
 
-    private FeatureServer(Catalog catalog, OnlineStore store, Limits limits, String host, int port)
+    private FeatureServer(
+            Catalog catalog,
+            OnlineStore store,
+            Limits limits,
+            String host,
+            int port,
+            int eventLoops)
             throws IOException {
+        if (eventLoops < 1) {
+            throw new IllegalArgumentException("event loops must be at least 1, got " + eventLoops);
+        }
         this.catalog = catalog;
         this.store = store;
         this.limits = limits;
         this.reader = new FeatureReader(store, catalog.views(), System::currentTimeMillis);
-        this.vertx = Vertx.vertx(new VertxOptions().setWorkerPoolSize(16));
+        this.vertx =
+                Vertx.vertx(
+                        new VertxOptions()
+                                .setWorkerPoolSize(16)
+                                .setEventLoopPoolSize(
+                                        Math.max(
+                                                eventLoops,
+                                                VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE)));
+        HttpServerOptions options =
+                new HttpServerOptions()
+                        .setHost(host)
+                        // A negative port is Vert.x's random port that the instances share; 0
+                        // would give each instance a port of its own.
+                        .setPort(port == 0 ? -1 : port)
+                        .setIdleTimeout(limits.idleTimeoutSeconds())
+                        .setIdleTimeoutUnit(TimeUnit.SECONDS)
+                        .setMaxInitialLineLength(8192)
+                        .setMaxHeaderSize(16384);
+        AtomicInteger actualPort = new AtomicInteger();
+        try {
+            // One HTTP server per event loop on the same port, Vert.x's way of using every core:
+            // it hands each new connection to the next one. A server created once would handle
+            // every connection on one thread, however many cores the pod has.
+            vertx.deployVerticle(
+                            () -> new Listener(options, actualPort),
+                            new DeploymentOptions().setInstances(eventLoops))
+                    .toCompletionStage()
+                    .toCompletableFuture()
+                    .get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            vertx.close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            Throwable cause =
+                    e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+            throw new IOException("cannot listen on " + host + ":" + port + ": " + reason, cause);
+        }
+        this.port = actualPort.get();
+        this.eventLoops = eventLoops;
+    }
+
+    /** One of the HTTP servers, on an event loop of its own, with a router of its own. */
+    private final class Listener extends AbstractVerticle {
+        private final HttpServerOptions options;
+        private final AtomicInteger actualPort;
+
+        Listener(HttpServerOptions options, AtomicInteger actualPort) {
+            this.options = options;
+            this.actualPort = actualPort;
+        }
+
+        @Override
+        public void start(Promise<Void> started) {
+            vertx.createHttpServer(options)
+                    .requestHandler(router(vertx))
+                    .listen()
+                    .onSuccess(
+                            server -> {
+                                actualPort.set(server.actualPort());
+                                started.complete();
+                            })
+                    .onFailure(started::fail);
+        }
+    }
+
+    private Router router(Vertx vertx) {
         Router router = Router.router(vertx);
         router.route().handler(metrics::measure);
         router.route().handler(BodyHandler.create(false).setBodyLimit(limits.maxBodyBytes()));
@@ -79,41 +160,43 @@ public final class FeatureServer implements AutoCloseable {
         for (int code : new int[] {400, 404, 405, 413, 500}) {
             router.errorHandler(code, ctx -> refuse(ctx, code, defaultMessage(ctx, code)));
         }
-        HttpServerOptions options =
-                new HttpServerOptions()
-                        .setHost(host)
-                        .setPort(port)
-                        .setIdleTimeout(limits.idleTimeoutSeconds())
-                        .setIdleTimeoutUnit(TimeUnit.SECONDS)
-                        .setMaxInitialLineLength(8192)
-                        .setMaxHeaderSize(16384);
-        try {
-            server =
-                    vertx.createHttpServer(options)
-                            .requestHandler(router)
-                            .listen()
-                            .toCompletionStage()
-                            .toCompletableFuture()
-                            .get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException | ExecutionException | TimeoutException e) {
-            vertx.close();
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            throw new IOException("cannot listen on " + host + ":" + port + ": " + e, e);
-        }
+        return router;
     }
 
-    /** Starts serving {@code catalog} from {@code store} on {@code host:port} (0: any free). */
+    /**
+     * Starts serving {@code catalog} from {@code store} on {@code host:port} (0: any free), with an
+     * event loop per core this JVM may use.
+     */
     public static FeatureServer start(
             Catalog catalog, OnlineStore store, Limits limits, String host, int port)
             throws IOException {
-        return new FeatureServer(catalog, store, limits, host, port);
+        return start(
+                catalog, store, limits, host, port, Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * Starts serving {@code catalog} from {@code store} on {@code host:port} (0: any free), its
+     * connections spread over {@code eventLoops} event loops.
+     */
+    public static FeatureServer start(
+            Catalog catalog,
+            OnlineStore store,
+            Limits limits,
+            String host,
+            int port,
+            int eventLoops)
+            throws IOException {
+        return new FeatureServer(catalog, store, limits, host, port, eventLoops);
     }
 
     /** The port it listens on. */
     public int port() {
-        return server.actualPort();
+        return port;
+    }
+
+    /** How many event loops its connections are spread over. */
+    public int eventLoops() {
+        return eventLoops;
     }
 
     private void getOnlineFeatures(RoutingContext ctx) {

@@ -28,6 +28,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
@@ -53,7 +55,10 @@ class ServeITCase {
 
     private final ObjectMapper mapper = new ObjectMapper();
     private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .build();
     private final long now = System.currentTimeMillis();
     private final Limits limits = new Limits(5, 8, 4096, 1);
     private URI base;
@@ -221,6 +226,91 @@ class ServeITCase {
                             "sluice_serve_requests_seconds_count{endpoint=\"/ready\","
                                     + "status=\"503\"}");
         }
+    }
+
+    /**
+     * Connections are spread over the server's event loops: while one request holds its loop (a
+     * store read that blocks, for the test, on the loop that sent it), a request on another
+     * connection is answered. With one event loop this test fails: the second request waits.
+     */
+    @Test
+    void aRequestHoldingOneEventLoopDoesNotHoldUpTheOthers(@TempDir Path dir) throws Exception {
+        Catalog catalog = Catalog.of(TestConfigs.shop(dir, "localhost:1", "t"));
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (OnlineStore sqlite = new SqliteOnlineStore(dir.resolve("online.db"));
+                OnlineStore store = new HeldRead(sqlite, "held", entered, release);
+                FeatureServer server =
+                        FeatureServer.start(catalog, store, limits, "127.0.0.1", 0, 2)) {
+            writeTiles(catalog, store);
+            base = URI.create("http://127.0.0.1:" + server.port());
+            CompletableFuture<HttpResponse<String>> held =
+                    http.sendAsync(
+                            HttpRequest.newBuilder(base.resolve("/get-online-features"))
+                                    .timeout(Duration.ofSeconds(30))
+                                    .POST(
+                                            HttpRequest.BodyPublishers.ofString(
+                                                    request(FEATURES, List.of("held"), null, true)))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            assertThat(entered.await(10, TimeUnit.SECONDS)).as("the held read began").isTrue();
+            try {
+                // A new connection (the first is busy), so the other event loop's.
+                HttpResponse<String> other = post(request(FEATURES, List.of("u1"), null, true));
+                assertThat(other.statusCode()).as(other.body()).isEqualTo(200);
+                assertThat(held).as("still held").isNotDone();
+            } finally {
+                release.countDown();
+            }
+            HttpResponse<String> done = held.get(10, TimeUnit.SECONDS);
+            assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
+            assertThat(mapper.readTree(done.body()).at("/results/1/statuses/0").asText())
+                    .isEqualTo("NOT_FOUND");
+        }
+    }
+
+    /**
+     * A store whose reads run on the caller's thread (the event loop, as it says it does not block)
+     * and, for entity {@code held}, wait until released.
+     */
+    private record HeldRead(
+            OnlineStore store, String held, CountDownLatch entered, CountDownLatch release)
+            implements OnlineStore {
+        @Override
+        public List<Found> read(List<RangeRead> reads, long now) throws java.io.IOException {
+            if (reads.stream().anyMatch(r -> r.entity().equals(held))) {
+                entered.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return store.read(reads, now);
+        }
+
+        @Override
+        public boolean readsWithoutBlocking() {
+            return true;
+        }
+
+        @Override
+        public int write(List<TileWrite> writes) throws java.io.IOException {
+            return store.write(writes);
+        }
+
+        @Override
+        public boolean hasTiles(String view) throws java.io.IOException {
+            return store.hasTiles(view);
+        }
+
+        @Override
+        public long clear(String view) throws java.io.IOException {
+            return store.clear(view);
+        }
+
+        @Override
+        public void close() {}
     }
 
     /** u1 bought in the last 30 hours; u2 only two days ago; nobody else bought anything. */
