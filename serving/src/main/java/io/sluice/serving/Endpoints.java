@@ -1,0 +1,256 @@
+package io.sluice.serving;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
+import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.OnlineStore;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * What {@link FeatureServer}'s endpoints answer, on whichever event loop took the connection. A
+ * Redis store is read from that loop without waiting (its client is asynchronous); a store whose
+ * reads block (SQLite), and {@code /ready}, on Vert.x's worker pool. Every refusal is a JSON {@code
+ * {"status": …, "message": …}} without a stack trace.
+ */
+final class Endpoints {
+
+    private static final System.Logger LOG = System.getLogger(FeatureServer.class.getName());
+    static final Set<String> PATHS =
+            Set.of("/get-online-features", "/features", "/health", "/ready", "/metrics");
+
+    /** The key /ready reads: any read that the store answers proves it is up. */
+    private static final String PROBE_ENTITY = "__sluice_ready_probe__";
+
+    private final ObjectMapper mapper = FeastResponse.mapper();
+    private final Catalog catalog;
+    private final OnlineStore store;
+    private final FeatureReader reader;
+    private final Limits limits;
+    private final ServeMetrics metrics;
+    private final Vertx vertx;
+
+    Endpoints(
+            Catalog catalog, OnlineStore store, Limits limits, ServeMetrics metrics, Vertx vertx) {
+        this.catalog = catalog;
+        this.store = store;
+        this.limits = limits;
+        this.metrics = metrics;
+        this.vertx = vertx;
+        this.reader = new FeatureReader(store, catalog.views(), System::currentTimeMillis);
+    }
+
+    /** A router of every endpoint, for one HTTP server. */
+    Router router(Vertx vertx) {
+        Router router = Router.router(vertx);
+        router.route().handler(metrics::measure);
+        router.route().handler(BodyHandler.create(false).setBodyLimit(limits.maxBodyBytes()));
+        router.post("/get-online-features").handler(this::getOnlineFeatures);
+        router.get("/features").handler(ctx -> json(ctx, 200, catalog.toJson()));
+        router.get("/health").handler(ctx -> json(ctx, 200, status("live")));
+        router.get("/ready").handler(this::ready);
+        router.get("/metrics")
+                .handler(
+                        ctx ->
+                                ctx.response()
+                                        .putHeader(
+                                                "content-type",
+                                                "text/plain; version=0.0.4; charset=utf-8")
+                                        .end(metrics.scrape()));
+        for (int code : new int[] {400, 404, 405, 413, 500}) {
+            router.errorHandler(code, ctx -> refuse(ctx, code, defaultMessage(ctx, code)));
+        }
+        return router;
+    }
+
+    private void getOnlineFeatures(RoutingContext ctx) {
+        OnlineRequest request;
+        long now = System.currentTimeMillis();
+        try {
+            byte[] body =
+                    ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
+            request = OnlineRequest.parse(body, mapper, catalog, limits, now);
+        } catch (BadRequest e) {
+            refuse(ctx, e.status(), e.getMessage());
+            return;
+        }
+        Instant at = request.at() == null ? Instant.ofEpochMilli(now) : request.at();
+        Function<List<FeatureReader.Vector>, Buffer> encode =
+                vectors -> {
+                    // Written straight into the buffer the response is sent from: a batch's is
+                    // hundreds of kilobytes, which a byte array and its copies allocated twice.
+                    ByteBuf bytes =
+                            Unpooled.buffer(FeastResponse.sizeHint(request, vectors.size()));
+                    try {
+                        FeastResponse.write(
+                                mapper, request, vectors, new ByteBufOutputStream(bytes));
+                        return Buffer.buffer(bytes);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e); // a server error (500), not a 503
+                    }
+                };
+        Consumer<Buffer> answer =
+                body ->
+                        ctx.response()
+                                .setStatusCode(200)
+                                .putHeader("content-type", "application/json")
+                                .end(body);
+        if (!store.readsWithoutBlocking()) {
+            // The response is encoded on the worker too: a batch's is thousands of values, and
+            // the event loop serves every connection.
+            readStore(
+                    ctx,
+                    () -> reader.read(request.features(), request.entities(), at),
+                    encode,
+                    answer);
+            return;
+        }
+        // Redis: the event loop sends the read and, when its answers come, evaluates and encodes
+        // them; no thread waits on the store, and a request crosses two threads fewer than on a
+        // worker (whose hand-overs were most of a one-entity request's latency).
+        Context loop = vertx.getOrCreateContext();
+        long start = System.nanoTime();
+        Future<List<FeatureReader.Vector>> read;
+        try {
+            read =
+                    Future.fromCompletionStage(
+                            reader.readAsync(
+                                    request.features(),
+                                    request.entities(),
+                                    at,
+                                    task -> loop.runOnContext(v -> task.run())),
+                            loop);
+        } catch (RuntimeException e) {
+            read = Future.failedFuture(e);
+        }
+        answer(
+                ctx,
+                read.andThen(done -> metrics.storeRead(System.nanoTime() - start)).map(encode),
+                answer);
+    }
+
+    private void ready(RoutingContext ctx) {
+        String view = catalog.views().get(0).name();
+        readStore(
+                ctx,
+                () ->
+                        store.readTiles(
+                                List.of(
+                                        new OnlineStore.TileKey(
+                                                view, PROBE_ENTITY, OnlineStore.Level.FINE, 0)),
+                                System.currentTimeMillis()),
+                found -> found,
+                answer -> json(ctx, 200, status("ready")));
+    }
+
+    /**
+     * Runs a store read and the encoding of its answer on a worker, then {@code answer} on the
+     * event loop; a failed read is a 503 that names the store's complaint.
+     */
+    private <T, R> void readStore(
+            RoutingContext ctx, Callable<T> read, Function<T, R> encode, Consumer<R> answer) {
+        answer(
+                ctx,
+                vertx.<R>executeBlocking(
+                        () -> {
+                            long start = System.nanoTime();
+                            T found;
+                            try {
+                                found = read.call();
+                            } finally {
+                                metrics.storeRead(System.nanoTime() - start);
+                            }
+                            return encode.apply(found);
+                        },
+                        false),
+                answer);
+    }
+
+    /** {@code answer} with what {@code read} gives; a failed store read is a 503 naming why. */
+    private <R> void answer(RoutingContext ctx, Future<R> read, Consumer<R> answer) {
+        read.onSuccess(answer::accept)
+                .onFailure(
+                        failure -> {
+                            Throwable e =
+                                    failure instanceof CompletionException
+                                                    && failure.getCause() != null
+                                            ? failure.getCause()
+                                            : failure;
+                            if (!(e instanceof IOException)) {
+                                ctx.fail(500, e);
+                                return;
+                            }
+                            metrics.storeError();
+                            LOG.log(System.Logger.Level.WARNING, "online store read failed: " + e);
+                            refuse(
+                                    ctx,
+                                    503,
+                                    "the online store is not answering; try again: " + reason(e));
+                        });
+    }
+
+    /** The innermost cause's own words, without exception class names or stack frames. */
+    private static String reason(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String text = root.getMessage() == null ? "no reason given" : root.getMessage();
+        int nl = text.indexOf('\n');
+        return nl < 0 ? text : text.substring(0, nl);
+    }
+
+    private ObjectNode status(String status) {
+        return mapper.createObjectNode().put("status", status);
+    }
+
+    private String defaultMessage(RoutingContext ctx, int code) {
+        return switch (code) {
+            case 404 -> "no such endpoint: " + ctx.request().path() + "; endpoints: " + PATHS;
+            case 405 -> ctx.request().method() + " is not allowed on " + ctx.request().path();
+            case 413 -> "the body is larger than the limit of " + limits.maxBodyBytes() + " bytes";
+            case 500 -> {
+                if (ctx.failure() != null) {
+                    LOG.log(System.Logger.Level.ERROR, "request failed", ctx.failure());
+                }
+                yield "internal error; the server log has the details";
+            }
+            default -> "bad request";
+        };
+    }
+
+    private void refuse(RoutingContext ctx, int code, String message) {
+        json(ctx, code, mapper.createObjectNode().put("status", code).put("message", message));
+    }
+
+    private void json(RoutingContext ctx, int code, ObjectNode body) {
+        if (ctx.response().ended()) {
+            return;
+        }
+        try {
+            ctx.response()
+                    .setStatusCode(code)
+                    .putHeader("content-type", "application/json")
+                    .end(mapper.writeValueAsString(body));
+        } catch (IOException e) {
+            ctx.fail(500, e);
+        }
+    }
+}
