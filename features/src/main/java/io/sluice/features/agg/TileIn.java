@@ -5,7 +5,9 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -14,14 +16,24 @@ import java.nio.charset.StandardCharsets;
  * synchronized call per field and two buffers per tile.
  */
 final class TileIn {
-    private final ByteBuffer buffer;
+    private static final VarHandle SHORT =
+            MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle INT =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    // Big-endian, as DataOutputStream writes. A ByteBuffer's getLong was a sixth of a batch
+    // read's evaluation in a profile; these views of the array are what the JIT reads fastest.
+    private final byte[] array;
+    private int position;
 
     TileIn(byte[] payload) {
-        buffer = ByteBuffer.wrap(payload); // big-endian, as DataOutputStream writes
+        array = payload;
     }
 
     byte readByte() throws IOException {
-        return buffer.get(need(1));
+        return array[need(1)];
     }
 
     boolean readBoolean() throws IOException {
@@ -29,15 +41,15 @@ final class TileIn {
     }
 
     short readShort() throws IOException {
-        return buffer.getShort(need(2));
+        return (short) SHORT.get(array, need(2));
     }
 
     int readInt() throws IOException {
-        return buffer.getInt(need(4));
+        return (int) INT.get(array, need(4));
     }
 
     long readLong() throws IOException {
-        return buffer.getLong(need(8));
+        return (long) LONG.get(array, need(8));
     }
 
     double readDouble() throws IOException {
@@ -47,11 +59,10 @@ final class TileIn {
     /** {@link DataInputStream#readUTF}: a length, then modified UTF-8 (ASCII as is). */
     String readUTF() throws IOException {
         int length = Short.toUnsignedInt(readShort());
-        if (length > buffer.remaining()) {
+        if (length > array.length - position) {
             throw truncated();
         }
-        byte[] array = buffer.array();
-        int from = buffer.arrayOffset() + buffer.position();
+        int from = position;
         boolean ascii = true;
         for (int i = from; i < from + length && ascii; i++) {
             ascii = array[i] > 0; // modified UTF-8 writes NUL as two bytes
@@ -61,7 +72,7 @@ final class TileIn {
                         ? new String(array, from, length, StandardCharsets.ISO_8859_1)
                         : new DataInputStream(new ByteArrayInputStream(array, from - 2, length + 2))
                                 .readUTF();
-        buffer.position(buffer.position() + length);
+        position += length;
         return text;
     }
 
@@ -75,16 +86,15 @@ final class TileIn {
 
     /** {@link #readUTF} of a partial key, the same string as the last time these bytes came. */
     String readName() throws IOException {
-        int at = buffer.position();
-        if (buffer.remaining() < 2) {
+        int at = position;
+        if (array.length - at < 2) {
             throw truncated();
         }
-        int length = Short.toUnsignedInt(buffer.getShort(at));
-        if (length > buffer.remaining() - 2) {
+        int length = Short.toUnsignedInt((short) SHORT.get(array, at));
+        if (length > array.length - at - 2) {
             throw truncated();
         }
-        byte[] array = buffer.array();
-        int from = buffer.arrayOffset() + at + 2;
+        int from = at + 2;
         int hash = length;
         for (int i = from; i < from + length; i++) {
             hash = 31 * hash + array[i];
@@ -92,7 +102,7 @@ final class TileIn {
         int slot = (hash ^ (hash >>> 16)) & (NAMES.length - 1);
         String cached = NAMES[slot];
         if (cached != null && sameAscii(cached, array, from, length)) {
-            buffer.position(at + 2 + length);
+            position = at + 2 + length;
             return cached;
         }
         String name = readUTF();
@@ -115,11 +125,11 @@ final class TileIn {
 
     /** The position of the next {@code bytes} bytes, which must all be there. */
     private int need(int bytes) throws IOException {
-        int at = buffer.position();
-        if (buffer.remaining() < bytes) {
+        int at = position;
+        if (array.length - at < bytes) {
             throw truncated();
         }
-        buffer.position(at + bytes);
+        position = at + bytes;
         return at;
     }
 

@@ -55,8 +55,13 @@ final class FetchedTiles implements Windows.TileReader {
 
         @SuppressWarnings("unchecked")
         LevelTiles(NavigableMap<Long, byte[]> tiles) {
-            starts = Windows.keys(tiles.keySet());
-            payloads = tiles.values().toArray(byte[][]::new);
+            starts = new long[tiles.size()];
+            payloads = new byte[starts.length][];
+            int i = 0;
+            for (Map.Entry<Long, byte[]> e : tiles.entrySet()) { // one walk of the tree
+                starts[i] = e.getKey();
+                payloads[i++] = e.getValue();
+            }
             partials = new Map[starts.length];
         }
 
