@@ -129,13 +129,44 @@ public final class TileCodec {
         return out.toByteArray();
     }
 
-    /** A coarse tile's partials by partial key. */
+    /** A coarse tile's partials by partial key, in their stored order. */
     public static Map<String, Partial> decodeCoarse(byte[] payload) {
+        var byKey =
+                new Partials() {
+                    Map<String, Partial> partials;
+
+                    @Override
+                    public void count(int count) {
+                        partials = new LinkedHashMap<>(count * 4 / 3 + 1);
+                    }
+
+                    @Override
+                    public void add(String key, Partial partial) {
+                        partials.put(key, partial);
+                    }
+                };
+        decodeCoarse(payload, byKey);
+        return byKey.partials;
+    }
+
+    /** Receives a coarse tile's partials as they are decoded. */
+    public interface Partials {
+        /** How many {@link #add} follow. */
+        void count(int count);
+
+        void add(String key, Partial partial);
+    }
+
+    /**
+     * A coarse tile's partials into {@code into}, for a reader that keeps them otherwise than in a
+     * map (an online read decodes thousands of tiles of two or three keys each).
+     */
+    public static void decodeCoarse(byte[] payload, Partials into) {
         try {
             TileIn in = new TileIn(payload);
             checkFormat(in, COARSE_FORMAT);
             int n = in.readShort();
-            Map<String, Partial> partials = new LinkedHashMap<>(n * 4 / 3 + 1);
+            into.count(n);
             for (int i = 0; i < n; i++) {
                 String name = in.readName();
                 Partial p = new Partial();
@@ -148,9 +179,8 @@ public final class TileCodec {
                 p.lastTs = in.readLong();
                 p.lastId = in.readBoolean() ? in.readUTF() : null;
                 p.latestTs = in.readLong();
-                partials.put(name, p);
+                into.add(name, p);
             }
-            return partials;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
