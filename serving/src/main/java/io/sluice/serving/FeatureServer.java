@@ -23,63 +23,15 @@ public final class FeatureServer implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(FeatureServer.class.getName());
 
-    private final ServeMetrics metrics = new ServeMetrics(Endpoints.PATHS);
+    private final ServeMetrics metrics;
     private final Vertx vertx;
     private final int port;
     private final int eventLoops;
 
-    private FeatureServer(
-            Catalog catalog,
-            OnlineStore store,
-            Limits limits,
-            String host,
-            int port,
-            int eventLoops)
-            throws IOException {
-        if (eventLoops < 1) {
-            throw new IllegalArgumentException("event loops must be at least 1, got " + eventLoops);
-        }
-        this.vertx =
-                Vertx.vertx(
-                        new VertxOptions()
-                                .setWorkerPoolSize(16)
-                                .setEventLoopPoolSize(
-                                        Math.max(
-                                                eventLoops,
-                                                VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE)));
-        HttpServerOptions options =
-                new HttpServerOptions()
-                        .setHost(host)
-                        // A negative port is Vert.x's random port that the instances share; 0
-                        // would give each instance a port of its own.
-                        .setPort(port == 0 ? -1 : port)
-                        .setIdleTimeout(limits.idleTimeoutSeconds())
-                        .setIdleTimeoutUnit(TimeUnit.SECONDS)
-                        .setMaxInitialLineLength(8192)
-                        .setMaxHeaderSize(16384);
-        Endpoints endpoints = new Endpoints(catalog, store, limits, metrics, vertx);
-        AtomicInteger actualPort = new AtomicInteger();
-        try {
-            // One HTTP server per event loop on the same port, Vert.x's way of using every core:
-            // it hands each new connection to the next one. A server created once would handle
-            // every connection on one thread, however many cores the pod has.
-            vertx.deployVerticle(
-                            () -> new Listener(options, endpoints, actualPort),
-                            new DeploymentOptions().setInstances(eventLoops))
-                    .toCompletionStage()
-                    .toCompletableFuture()
-                    .get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException | ExecutionException | TimeoutException e) {
-            vertx.close();
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            Throwable cause =
-                    e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-            throw new IOException("cannot listen on " + host + ":" + port + ": " + reason, cause);
-        }
-        this.port = actualPort.get();
+    private FeatureServer(ServeMetrics metrics, Vertx vertx, int port, int eventLoops) {
+        this.metrics = metrics;
+        this.vertx = vertx;
+        this.port = port;
         this.eventLoops = eventLoops;
     }
 
@@ -132,7 +84,51 @@ public final class FeatureServer implements AutoCloseable {
             int port,
             int eventLoops)
             throws IOException {
-        return new FeatureServer(catalog, store, limits, host, port, eventLoops);
+        if (eventLoops < 1) {
+            throw new IllegalArgumentException("event loops must be at least 1, got " + eventLoops);
+        }
+        Vertx vertx =
+                Vertx.vertx(
+                        new VertxOptions()
+                                .setWorkerPoolSize(16)
+                                .setEventLoopPoolSize(
+                                        Math.max(
+                                                eventLoops,
+                                                VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE)));
+        HttpServerOptions options =
+                new HttpServerOptions()
+                        .setHost(host)
+                        // A negative port is Vert.x's random port that the instances share; 0
+                        // would give each instance a port of its own.
+                        .setPort(port == 0 ? -1 : port)
+                        .setIdleTimeout(limits.idleTimeoutSeconds())
+                        .setIdleTimeoutUnit(TimeUnit.SECONDS)
+                        .setMaxInitialLineLength(8192)
+                        .setMaxHeaderSize(16384);
+        ServeMetrics metrics = new ServeMetrics(Endpoints.PATHS);
+        Endpoints endpoints = new Endpoints(catalog, store, limits, metrics, vertx);
+        AtomicInteger actualPort = new AtomicInteger();
+        try {
+            // One HTTP server per event loop on the same port, Vert.x's way of using every core:
+            // it hands each new connection to the next one. A server created once would handle
+            // every connection on one thread, however many cores the pod has.
+            vertx.deployVerticle(
+                            () -> new Listener(options, endpoints, actualPort),
+                            new DeploymentOptions().setInstances(eventLoops))
+                    .toCompletionStage()
+                    .toCompletableFuture()
+                    .get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            new FeatureServer(metrics, vertx, port, eventLoops).close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            Throwable cause =
+                    e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+            throw new IOException("cannot listen on " + host + ":" + port + ": " + reason, cause);
+        }
+        return new FeatureServer(metrics, vertx, actualPort.get(), eventLoops);
     }
 
     /** The port it listens on. */
