@@ -13,6 +13,7 @@ import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.RedisOnlineStore;
 import io.sluice.features.online.SqliteOnlineStore;
 import io.sluice.features.online.TileWrites;
+import io.sluice.features.testing.ForwardingOnlineStore;
 import io.sluice.redis.LocalRedis;
 import io.sluice.testing.TestConfigs;
 import java.io.InputStream;
@@ -238,8 +239,12 @@ class ServeITCase {
         Catalog catalog = Catalog.of(TestConfigs.shop(dir, "localhost:1", "t"));
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        try (OnlineStore sqlite = new SqliteOnlineStore(dir.resolve("online.db"));
-                OnlineStore store = new HeldRead(sqlite, "held", entered, release);
+        try (OnlineStore store =
+                        new HeldRead(
+                                new SqliteOnlineStore(dir.resolve("online.db")),
+                                "held",
+                                entered,
+                                release);
                 FeatureServer server =
                         FeatureServer.start(catalog, store, limits, "127.0.0.1", 0, 2)) {
             writeTiles(catalog, store);
@@ -273,9 +278,18 @@ class ServeITCase {
      * A store whose reads run on the caller's thread (the event loop, as it says it does not block)
      * and, for entity {@code held}, wait until released.
      */
-    private record HeldRead(
-            OnlineStore store, String held, CountDownLatch entered, CountDownLatch release)
-            implements OnlineStore {
+    private static final class HeldRead extends ForwardingOnlineStore {
+        private final String held;
+        private final CountDownLatch entered;
+        private final CountDownLatch release;
+
+        HeldRead(OnlineStore store, String held, CountDownLatch entered, CountDownLatch release) {
+            super(store);
+            this.held = held;
+            this.entered = entered;
+            this.release = release;
+        }
+
         @Override
         public List<Found> read(List<RangeRead> reads, long now) throws java.io.IOException {
             if (reads.stream().anyMatch(r -> r.entity().equals(held))) {
@@ -286,31 +300,13 @@ class ServeITCase {
                     Thread.currentThread().interrupt();
                 }
             }
-            return store.read(reads, now);
+            return super.read(reads, now);
         }
 
         @Override
         public boolean readsWithoutBlocking() {
             return true;
         }
-
-        @Override
-        public int write(List<TileWrite> writes) throws java.io.IOException {
-            return store.write(writes);
-        }
-
-        @Override
-        public boolean hasTiles(String view) throws java.io.IOException {
-            return store.hasTiles(view);
-        }
-
-        @Override
-        public long clear(String view) throws java.io.IOException {
-            return store.clear(view);
-        }
-
-        @Override
-        public void close() {}
     }
 
     /** u1 bought in the last 30 hours; u2 only two days ago; nobody else bought anything. */

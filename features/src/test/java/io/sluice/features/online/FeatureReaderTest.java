@@ -14,6 +14,7 @@ import io.sluice.features.agg.Windows;
 import io.sluice.features.online.OnlineStore.Found;
 import io.sluice.features.online.OnlineStore.RangeRead;
 import io.sluice.features.testing.Definition;
+import io.sluice.features.testing.ForwardingOnlineStore;
 import io.sluice.features.testing.SameValue;
 import io.sluice.testing.TestConfigs;
 import java.nio.file.Path;
@@ -244,32 +245,11 @@ class FeatureReaderTest {
 
     /** A real SQLite store that also records what each read asks for. */
     private OnlineStore recordingStore(List<List<RangeRead>> calls) throws Exception {
-        OnlineStore real = new SqliteOnlineStore(dir.resolve("online.db"));
-        return new OnlineStore() {
-            @Override
-            public int write(List<TileWrite> writes) throws java.io.IOException {
-                return real.write(writes);
-            }
-
+        return new ForwardingOnlineStore(new SqliteOnlineStore(dir.resolve("online.db"))) {
             @Override
             public List<Found> read(List<RangeRead> reads, long now) throws java.io.IOException {
                 calls.add(reads);
-                return real.read(reads, now);
-            }
-
-            @Override
-            public boolean hasTiles(String view) throws java.io.IOException {
-                return real.hasTiles(view);
-            }
-
-            @Override
-            public long clear(String view) throws java.io.IOException {
-                return real.clear(view);
-            }
-
-            @Override
-            public void close() throws java.io.IOException {
-                real.close();
+                return super.read(reads, now);
             }
         };
     }
