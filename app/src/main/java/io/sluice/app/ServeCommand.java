@@ -11,6 +11,7 @@ import io.sluice.serving.Limits;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -79,10 +80,34 @@ final class ServeCommand implements Callable<Integer> {
                             + " use).")
     Integer eventLoops;
 
+    @Option(
+            names = "--shutdown-delay",
+            defaultValue = "0",
+            description =
+                    "Seconds it goes on serving after SIGTERM with /ready answering 503, so that"
+                            + " a load balancer stops sending to it first (default: 0; give the"
+                            + " time your endpoints take to update, for example 5 on Kubernetes).")
+    int shutdownDelaySeconds;
+
+    @Option(
+            names = "--drain-timeout",
+            defaultValue = "10",
+            description =
+                    "Seconds it then waits for the requests in flight before it closes"
+                            + " (default: 10).")
+    int drainTimeoutSeconds;
+
     @Override
     public Integer call() throws Exception {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--port must be between 0 and 65535, got " + port);
+        }
+        if (shutdownDelaySeconds < 0 || drainTimeoutSeconds < 0) {
+            throw new IllegalArgumentException(
+                    "--shutdown-delay and --drain-timeout must not be negative, got "
+                            + shutdownDelaySeconds
+                            + " and "
+                            + drainTimeoutSeconds);
         }
         int loops = eventLoops == null ? Runtime.getRuntime().availableProcessors() : eventLoops;
         if (loops < 1) {
@@ -110,9 +135,10 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException(config + " defines no feature_views to serve");
         }
         CountDownLatch stopped = new CountDownLatch(1);
+        CountDownLatch drained = new CountDownLatch(1);
+        PrintWriter out = spec.commandLine().getOut();
         try (OnlineStore store = OnlineStores.open(onlineConfig);
                 FeatureServer server = listen(Catalog.of(cfg), store, limits, loops)) {
-            PrintWriter out = spec.commandLine().getOut();
             out.printf(
                     "sluice serve: listening on http://%s:%d (%d feature views, %s store, %d event"
                             + " loops)%n",
@@ -122,8 +148,38 @@ final class ServeCommand implements Callable<Integer> {
                     onlineConfig.store(),
                     server.eventLoops());
             out.flush();
-            Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
+            // SIGTERM (Kubernetes stopping the pod) or Ctrl-C: the JVM exits once its shutdown
+            // hooks return, so this one holds the exit until the server has drained.
+            Runtime.getRuntime()
+                    .addShutdownHook(
+                            new Thread(
+                                    () -> {
+                                        stopped.countDown();
+                                        try {
+                                            drained.await();
+                                        } catch (InterruptedException e) {
+                                            Thread.currentThread().interrupt();
+                                        }
+                                    },
+                                    "sluice-serve-drain"));
             stopped.await();
+            out.printf(
+                    "sluice serve: stopping: /ready answers 503; serving %d s more, then waiting"
+                            + " up to %d s for %d requests in flight%n",
+                    shutdownDelaySeconds, drainTimeoutSeconds, server.inFlight());
+            out.flush();
+            int cut =
+                    server.shutdown(
+                            Duration.ofSeconds(shutdownDelaySeconds),
+                            Duration.ofSeconds(drainTimeoutSeconds));
+            out.printf(
+                    "sluice serve: stopped (%s)%n",
+                    cut == 0
+                            ? "every request answered"
+                            : cut + " requests in flight were cut off by --drain-timeout");
+            out.flush();
+        } finally {
+            drained.countDown();
         }
         return 0;
     }

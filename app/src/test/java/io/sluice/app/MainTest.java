@@ -311,6 +311,8 @@ class MainTest {
                 .contains("--max-entities");
         assertThat(refused("serve", "--config", config, "--event-loops", "0"))
                 .contains("--event-loops must be at least 1, got 0");
+        assertThat(refused("serve", "--config", config, "--shutdown-delay", "-1"))
+                .contains("--shutdown-delay and --drain-timeout must not be negative");
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             String port = Integer.toString(taken.getLocalPort());
             assertThat(

@@ -45,14 +45,21 @@ final class Endpoints {
     private final FeatureReader reader;
     private final Limits limits;
     private final ServeMetrics metrics;
+    private final Drain drain;
     private final Vertx vertx;
 
     Endpoints(
-            Catalog catalog, OnlineStore store, Limits limits, ServeMetrics metrics, Vertx vertx) {
+            Catalog catalog,
+            OnlineStore store,
+            Limits limits,
+            ServeMetrics metrics,
+            Drain drain,
+            Vertx vertx) {
         this.catalog = catalog;
         this.store = store;
         this.limits = limits;
         this.metrics = metrics;
+        this.drain = drain;
         this.vertx = vertx;
         this.reader = new FeatureReader(store, catalog.views(), System::currentTimeMillis);
     }
@@ -60,6 +67,7 @@ final class Endpoints {
     /** A router of every endpoint, for one HTTP server. */
     Router router(Vertx vertx) {
         Router router = Router.router(vertx);
+        router.route().handler(drain::track);
         router.route().handler(metrics::measure);
         router.route().handler(BodyHandler.create(false).setBodyLimit(limits.maxBodyBytes()));
         router.post("/get-online-features").handler(this::getOnlineFeatures);
@@ -147,6 +155,11 @@ final class Endpoints {
     }
 
     private void ready(RoutingContext ctx) {
+        if (drain.draining()) {
+            // Shutting down: out of the Service, whatever the store says.
+            json(ctx, 503, status("draining"));
+            return;
+        }
         String view = catalog.views().get(0).name();
         readStore(
                 ctx,

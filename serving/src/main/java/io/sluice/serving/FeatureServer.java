@@ -9,9 +9,11 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServerOptions;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -24,12 +26,16 @@ public final class FeatureServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(FeatureServer.class.getName());
 
     private final ServeMetrics metrics;
+    private final Drain drain;
     private final Vertx vertx;
     private final int port;
     private final int eventLoops;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private FeatureServer(ServeMetrics metrics, Vertx vertx, int port, int eventLoops) {
+    private FeatureServer(
+            ServeMetrics metrics, Drain drain, Vertx vertx, int port, int eventLoops) {
         this.metrics = metrics;
+        this.drain = drain;
         this.vertx = vertx;
         this.port = port;
         this.eventLoops = eventLoops;
@@ -106,7 +112,8 @@ public final class FeatureServer implements AutoCloseable {
                         .setMaxInitialLineLength(8192)
                         .setMaxHeaderSize(16384);
         ServeMetrics metrics = new ServeMetrics(Endpoints.PATHS);
-        Endpoints endpoints = new Endpoints(catalog, store, limits, metrics, vertx);
+        Drain drain = new Drain();
+        Endpoints endpoints = new Endpoints(catalog, store, limits, metrics, drain, vertx);
         AtomicInteger actualPort = new AtomicInteger();
         try {
             // One HTTP server per event loop on the same port, Vert.x's way of using every core:
@@ -119,7 +126,7 @@ public final class FeatureServer implements AutoCloseable {
                     .toCompletableFuture()
                     .get(30, TimeUnit.SECONDS);
         } catch (InterruptedException | ExecutionException | TimeoutException e) {
-            new FeatureServer(metrics, vertx, port, eventLoops).close();
+            new FeatureServer(metrics, drain, vertx, port, eventLoops).close();
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
@@ -128,7 +135,7 @@ public final class FeatureServer implements AutoCloseable {
             String reason = cause.getMessage() == null ? cause.toString() : cause.getMessage();
             throw new IOException("cannot listen on " + host + ":" + port + ": " + reason, cause);
         }
-        return new FeatureServer(metrics, vertx, actualPort.get(), eventLoops);
+        return new FeatureServer(metrics, drain, vertx, actualPort.get(), eventLoops);
     }
 
     /** The port it listens on. */
@@ -141,8 +148,34 @@ public final class FeatureServer implements AutoCloseable {
         return eventLoops;
     }
 
+    /**
+     * Stops the server the way a rolling update needs: from now on {@code /ready} answers 503 and
+     * every response closes its connection; for {@code delay} the server goes on accepting (while
+     * the pod leaves its Service's endpoints, which is not instant), then it waits up to {@code
+     * timeout} for the requests in flight, then closes. Returns how many requests were still in
+     * flight when it closed (0 unless the timeout passed).
+     */
+    public int shutdown(Duration delay, Duration timeout) throws InterruptedException {
+        drain.start();
+        if (!delay.isZero()) {
+            Thread.sleep(delay.toMillis());
+        }
+        int cut = drain.awaitIdle(timeout);
+        close();
+        return cut;
+    }
+
+    /** Requests whose responses have not ended yet. */
+    public int inFlight() {
+        return drain.inFlight();
+    }
+
+    /** Closes at once: requests in flight get no answer ({@link #shutdown} waits for them). */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         try {
             vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 package io.sluice.serving;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,6 +17,7 @@ import io.sluice.features.online.TileWrites;
 import io.sluice.features.testing.ForwardingOnlineStore;
 import io.sluice.redis.LocalRedis;
 import io.sluice.testing.TestConfigs;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.net.URI;
@@ -249,15 +251,7 @@ class ServeITCase {
                         FeatureServer.start(catalog, store, limits, "127.0.0.1", 0, 2)) {
             writeTiles(catalog, store);
             base = URI.create("http://127.0.0.1:" + server.port());
-            CompletableFuture<HttpResponse<String>> held =
-                    http.sendAsync(
-                            HttpRequest.newBuilder(base.resolve("/get-online-features"))
-                                    .timeout(Duration.ofSeconds(30))
-                                    .POST(
-                                            HttpRequest.BodyPublishers.ofString(
-                                                    request(FEATURES, List.of("held"), null, true)))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
+            CompletableFuture<HttpResponse<String>> held = postHeld();
             assertThat(entered.await(10, TimeUnit.SECONDS)).as("the held read began").isTrue();
             try {
                 // A new connection (the first is busy), so the other event loop's.
@@ -275,19 +269,132 @@ class ServeITCase {
     }
 
     /**
-     * A store whose reads run on the caller's thread (the event loop, as it says it does not block)
-     * and, for entity {@code held}, wait until released.
+     * A shutdown as Kubernetes asks for one (SIGTERM, then {@code sluice serve} calls {@link
+     * FeatureServer#shutdown}): while a request is in flight the server leaves the Service ({@code
+     * /ready} answers 503) but still answers, closing each connection after its response; the
+     * request in flight is answered; only then does the server stop listening.
+     */
+    @Test
+    void aShutdownAnswersTheRequestInFlightAndLeavesTheServiceFirst(@TempDir Path dir)
+            throws Exception {
+        Catalog catalog = Catalog.of(TestConfigs.shop(dir, "localhost:1", "t"));
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (OnlineStore store =
+                        new HeldRead(
+                                new SqliteOnlineStore(dir.resolve("online.db")),
+                                "held",
+                                entered,
+                                release,
+                                false);
+                FeatureServer server =
+                        FeatureServer.start(catalog, store, limits, "127.0.0.1", 0, 1)) {
+            writeTiles(catalog, store);
+            base = URI.create("http://127.0.0.1:" + server.port());
+            assertThat(get("/ready").statusCode()).isEqualTo(200);
+            CompletableFuture<HttpResponse<String>> held = postHeld();
+            assertThat(entered.await(10, TimeUnit.SECONDS)).as("the held read began").isTrue();
+            CompletableFuture<Integer> shutdown =
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    return server.shutdown(Duration.ZERO, Duration.ofSeconds(30));
+                                } catch (InterruptedException e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            });
+            try {
+                poll(() -> get("/ready"), r -> r.statusCode() == 503);
+                assertThat(mapper.readTree(get("/ready").body()).get("status").asText())
+                        .isEqualTo("draining");
+                HttpResponse<String> during = post(request(FEATURES, List.of("u1"), null, true));
+                assertThat(during.statusCode()).as(during.body()).isEqualTo(200);
+                assertThat(during.headers().firstValue("connection")).hasValue("close");
+                assertThat(held).as("still held").isNotDone();
+                assertThat(shutdown).as("waits for the held request").isNotDone();
+            } finally {
+                release.countDown();
+            }
+            HttpResponse<String> done = held.get(10, TimeUnit.SECONDS);
+            assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
+            assertThat(shutdown.get(30, TimeUnit.SECONDS)).as("requests cut off").isZero();
+            assertThatThrownBy(() -> get("/health"))
+                    .as("closed after the drain")
+                    .isInstanceOf(java.net.ConnectException.class);
+        }
+    }
+
+    /** A request still in flight when the drain's timeout passes is cut off, and counted. */
+    @Test
+    void aShutdownStopsWaitingAfterItsTimeout(@TempDir Path dir) throws Exception {
+        Catalog catalog = Catalog.of(TestConfigs.shop(dir, "localhost:1", "t"));
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (OnlineStore store =
+                new HeldRead(
+                        new SqliteOnlineStore(dir.resolve("online.db")),
+                        "held",
+                        entered,
+                        release,
+                        false)) {
+            FeatureServer server = FeatureServer.start(catalog, store, limits, "127.0.0.1", 0, 1);
+            try {
+                base = URI.create("http://127.0.0.1:" + server.port());
+                CompletableFuture<HttpResponse<String>> held = postHeld();
+                assertThat(entered.await(10, TimeUnit.SECONDS)).as("the held read began").isTrue();
+                assertThat(server.shutdown(Duration.ZERO, Duration.ofMillis(200)))
+                        .as("requests cut off")
+                        .isEqualTo(1);
+                assertThatThrownBy(() -> held.get(10, TimeUnit.SECONDS))
+                        .as("the cut-off request has no answer")
+                        .hasCauseInstanceOf(IOException.class);
+            } finally {
+                release.countDown();
+                server.close();
+            }
+        }
+    }
+
+    /** Sends a request for entity {@code held}, without waiting for its answer. */
+    private CompletableFuture<HttpResponse<String>> postHeld() throws Exception {
+        return http.sendAsync(
+                HttpRequest.newBuilder(base.resolve("/get-online-features"))
+                        .timeout(Duration.ofSeconds(30))
+                        .POST(
+                                HttpRequest.BodyPublishers.ofString(
+                                        request(FEATURES, List.of("held"), null, true)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * A store whose reads, for entity {@code held}, wait until released: on the caller's thread,
+     * the event loop if it says it does not block, else on a worker.
      */
     private static final class HeldRead extends ForwardingOnlineStore {
         private final String held;
         private final CountDownLatch entered;
         private final CountDownLatch release;
+        private final boolean onTheLoop;
 
         HeldRead(OnlineStore store, String held, CountDownLatch entered, CountDownLatch release) {
+            this(store, held, entered, release, true);
+        }
+
+        /**
+         * @param onTheLoop whether the server reads it on the event loop (else on a worker)
+         */
+        HeldRead(
+                OnlineStore store,
+                String held,
+                CountDownLatch entered,
+                CountDownLatch release,
+                boolean onTheLoop) {
             super(store);
             this.held = held;
             this.entered = entered;
             this.release = release;
+            this.onTheLoop = onTheLoop;
         }
 
         @Override
@@ -305,7 +412,7 @@ class ServeITCase {
 
         @Override
         public boolean readsWithoutBlocking() {
-            return true;
+            return onTheLoop;
         }
     }
 

@@ -1,0 +1,63 @@
+package io.sluice.serving;
+
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The requests a server has in flight, and whether it is draining: once it is, {@code /ready}
+ * answers 503 (so Kubernetes takes the pod out of its Service) and every response closes its
+ * connection (so a client's pooled connection moves to another replica), while requests already
+ * sent, or still arriving, are answered.
+ */
+final class Drain {
+
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Object idle = new Object();
+    private volatile boolean draining;
+
+    /** The first handler of every route: counts the request until its response ends or fails. */
+    void track(RoutingContext ctx) {
+        inFlight.incrementAndGet();
+        // Called once, when the response has been sent, has failed, or its connection closed.
+        ctx.addEndHandler(
+                done -> {
+                    if (inFlight.decrementAndGet() == 0) {
+                        synchronized (idle) {
+                            idle.notifyAll();
+                        }
+                    }
+                });
+        if (draining) {
+            ctx.response().putHeader(HttpHeaders.CONNECTION, HttpHeaders.CLOSE);
+        }
+        ctx.next();
+    }
+
+    boolean draining() {
+        return draining;
+    }
+
+    void start() {
+        draining = true;
+    }
+
+    /** Requests whose responses have not ended. */
+    int inFlight() {
+        return inFlight.get();
+    }
+
+    /** Waits until no request is in flight, at most {@code timeout}; returns how many still are. */
+    int awaitIdle(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (idle) {
+            long left;
+            while (inFlight.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+                TimeUnit.NANOSECONDS.timedWait(idle, left);
+            }
+        }
+        return inFlight.get();
+    }
+}
