@@ -239,27 +239,20 @@ class ServeITCase {
     @Test
     void aRequestHoldingOneEventLoopDoesNotHoldUpTheOthers(@TempDir Path dir) throws Exception {
         Catalog catalog = Catalog.of(TestConfigs.shop(dir, "localhost:1", "t"));
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        try (OnlineStore store =
-                        new HeldRead(
-                                new SqliteOnlineStore(dir.resolve("online.db")),
-                                "held",
-                                entered,
-                                release);
+        try (HeldRead store = new HeldRead(dir, true);
                 FeatureServer server =
                         FeatureServer.start(catalog, store, limits, "127.0.0.1", 0, 2)) {
             writeTiles(catalog, store);
             base = URI.create("http://127.0.0.1:" + server.port());
             CompletableFuture<HttpResponse<String>> held = postHeld();
-            assertThat(entered.await(10, TimeUnit.SECONDS)).as("the held read began").isTrue();
+            store.awaitHeld();
             try {
                 // A new connection (the first is busy), so the other event loop's.
                 HttpResponse<String> other = post(request(FEATURES, List.of("u1"), null, true));
                 assertThat(other.statusCode()).as(other.body()).isEqualTo(200);
                 assertThat(held).as("still held").isNotDone();
             } finally {
-                release.countDown();
+                store.release();
             }
             HttpResponse<String> done = held.get(10, TimeUnit.SECONDS);
             assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
@@ -278,22 +271,14 @@ class ServeITCase {
     void aShutdownAnswersTheRequestInFlightAndLeavesTheServiceFirst(@TempDir Path dir)
             throws Exception {
         Catalog catalog = Catalog.of(TestConfigs.shop(dir, "localhost:1", "t"));
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        try (OnlineStore store =
-                        new HeldRead(
-                                new SqliteOnlineStore(dir.resolve("online.db")),
-                                "held",
-                                entered,
-                                release,
-                                false);
+        try (HeldRead store = new HeldRead(dir, false);
                 FeatureServer server =
                         FeatureServer.start(catalog, store, limits, "127.0.0.1", 0, 1)) {
             writeTiles(catalog, store);
             base = URI.create("http://127.0.0.1:" + server.port());
             assertThat(get("/ready").statusCode()).isEqualTo(200);
             CompletableFuture<HttpResponse<String>> held = postHeld();
-            assertThat(entered.await(10, TimeUnit.SECONDS)).as("the held read began").isTrue();
+            store.awaitHeld();
             CompletableFuture<Integer> shutdown =
                     CompletableFuture.supplyAsync(
                             () -> {
@@ -313,7 +298,7 @@ class ServeITCase {
                 assertThat(held).as("still held").isNotDone();
                 assertThat(shutdown).as("waits for the held request").isNotDone();
             } finally {
-                release.countDown();
+                store.release();
             }
             HttpResponse<String> done = held.get(10, TimeUnit.SECONDS);
             assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
@@ -328,20 +313,12 @@ class ServeITCase {
     @Test
     void aShutdownStopsWaitingAfterItsTimeout(@TempDir Path dir) throws Exception {
         Catalog catalog = Catalog.of(TestConfigs.shop(dir, "localhost:1", "t"));
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        try (OnlineStore store =
-                new HeldRead(
-                        new SqliteOnlineStore(dir.resolve("online.db")),
-                        "held",
-                        entered,
-                        release,
-                        false)) {
+        try (HeldRead store = new HeldRead(dir, false)) {
             FeatureServer server = FeatureServer.start(catalog, store, limits, "127.0.0.1", 0, 1);
             try {
                 base = URI.create("http://127.0.0.1:" + server.port());
                 CompletableFuture<HttpResponse<String>> held = postHeld();
-                assertThat(entered.await(10, TimeUnit.SECONDS)).as("the held read began").isTrue();
+                store.awaitHeld();
                 assertThat(server.shutdown(Duration.ZERO, Duration.ofMillis(200)))
                         .as("requests cut off")
                         .isEqualTo(1);
@@ -349,7 +326,7 @@ class ServeITCase {
                         .as("the cut-off request has no answer")
                         .hasCauseInstanceOf(IOException.class);
             } finally {
-                release.countDown();
+                store.release();
                 server.close();
             }
         }
@@ -368,38 +345,34 @@ class ServeITCase {
     }
 
     /**
-     * A store whose reads, for entity {@code held}, wait until released: on the caller's thread,
-     * the event loop if it says it does not block, else on a worker.
+     * A SQLite store whose reads, for entity {@code held}, wait until released: on the caller's
+     * thread, the event loop if it says it does not block, else on a worker.
      */
     private static final class HeldRead extends ForwardingOnlineStore {
-        private final String held;
-        private final CountDownLatch entered;
-        private final CountDownLatch release;
+        private final CountDownLatch entered = new CountDownLatch(1);
+        private final CountDownLatch release = new CountDownLatch(1);
         private final boolean onTheLoop;
-
-        HeldRead(OnlineStore store, String held, CountDownLatch entered, CountDownLatch release) {
-            this(store, held, entered, release, true);
-        }
 
         /**
          * @param onTheLoop whether the server reads it on the event loop (else on a worker)
          */
-        HeldRead(
-                OnlineStore store,
-                String held,
-                CountDownLatch entered,
-                CountDownLatch release,
-                boolean onTheLoop) {
-            super(store);
-            this.held = held;
-            this.entered = entered;
-            this.release = release;
+        HeldRead(Path dir, boolean onTheLoop) throws IOException {
+            super(new SqliteOnlineStore(dir.resolve("online.db")));
             this.onTheLoop = onTheLoop;
         }
 
+        /** Waits until a read of {@code held} has begun. */
+        void awaitHeld() throws InterruptedException {
+            assertThat(entered.await(10, TimeUnit.SECONDS)).as("the held read began").isTrue();
+        }
+
+        void release() {
+            release.countDown();
+        }
+
         @Override
-        public List<Found> read(List<RangeRead> reads, long now) throws java.io.IOException {
-            if (reads.stream().anyMatch(r -> r.entity().equals(held))) {
+        public List<Found> read(List<RangeRead> reads, long now) throws IOException {
+            if (reads.stream().anyMatch(r -> r.entity().equals("held"))) {
                 entered.countDown();
                 try {
                     release.await(30, TimeUnit.SECONDS);
