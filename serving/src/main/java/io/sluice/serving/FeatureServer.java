@@ -113,6 +113,7 @@ public final class FeatureServer implements AutoCloseable {
                         .setMaxHeaderSize(16384);
         ServeMetrics metrics = new ServeMetrics(Endpoints.PATHS);
         Drain drain = new Drain();
+        metrics.inFlight(drain);
         Endpoints endpoints = new Endpoints(catalog, store, limits, metrics, drain, vertx);
         AtomicInteger actualPort = new AtomicInteger();
         try {

@@ -1,6 +1,7 @@
 package io.sluice.serving;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -13,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What {@code GET /metrics} reports, in Prometheus's text format: every request's latency by
- * endpoint and status, and the online store's reads and failed reads.
+ * endpoint and status, the requests in flight, and the online store's reads and failed reads.
  */
 final class ServeMetrics implements AutoCloseable {
 
@@ -43,6 +44,14 @@ final class ServeMetrics implements AutoCloseable {
                 Counter.builder("sluice.serve.store.errors")
                         .description("Online store reads that failed")
                         .register(registry);
+    }
+
+    /** Reports {@code drain}'s requests in flight, for the server it belongs to. */
+    void inFlight(Drain drain) {
+        Gauge.builder("sluice.serve.requests.in.flight", drain, Drain::inFlight)
+                .description("Requests received whose responses have not ended")
+                .strongReference(true)
+                .register(registry);
     }
 
     /** The router's first handler: times the request until its response ends. */

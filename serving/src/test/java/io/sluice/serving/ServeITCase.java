@@ -279,6 +279,9 @@ class ServeITCase {
             assertThat(get("/ready").statusCode()).isEqualTo(200);
             CompletableFuture<HttpResponse<String>> held = postHeld();
             store.awaitHeld();
+            assertThat(get("/metrics").body())
+                    .as("the held request and this one")
+                    .contains("sluice_serve_requests_in_flight 2.0");
             CompletableFuture<Integer> shutdown =
                     CompletableFuture.supplyAsync(
                             () -> {
