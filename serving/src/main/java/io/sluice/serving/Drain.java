@@ -1,6 +1,7 @@
 package io.sluice.serving;
 
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -9,8 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The requests a server has in flight, and whether it is draining: once it is, {@code /ready}
  * answers 503 (so Kubernetes takes the pod out of its Service) and every response closes its
- * connection (so a client's pooled connection moves to another replica), while requests already
- * sent, or still arriving, are answered.
+ * connection, or on HTTP/2 its connection stops taking new streams (so a client's pooled connection
+ * moves to another replica), while requests already sent, or still arriving, are answered.
  */
 final class Drain {
 
@@ -31,7 +32,13 @@ final class Drain {
                     }
                 });
         if (draining) {
-            ctx.response().putHeader(HttpHeaders.CONNECTION, HttpHeaders.CLOSE);
+            if (ctx.request().version() == HttpVersion.HTTP_2) {
+                // HTTP/2 has no Connection header: a GOAWAY stops new streams on the connection
+                // (the client opens another) and lets the ones in flight finish.
+                ctx.request().connection().goAway(0);
+            } else {
+                ctx.response().putHeader(HttpHeaders.CONNECTION, HttpHeaders.CLOSE);
+            }
         }
         ctx.next();
     }

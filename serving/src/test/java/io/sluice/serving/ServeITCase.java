@@ -17,6 +17,10 @@ import io.sluice.features.online.TileWrites;
 import io.sluice.features.testing.ForwardingOnlineStore;
 import io.sluice.redis.LocalRedis;
 import io.sluice.testing.TestConfigs;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -298,6 +302,9 @@ class ServeITCase {
                 HttpResponse<String> during = post(request(FEATURES, List.of("u1"), null, true));
                 assertThat(during.statusCode()).as(during.body()).isEqualTo(200);
                 assertThat(during.headers().firstValue("connection")).hasValue("close");
+                // An HTTP/2 client (h2c, prior knowledge) is answered too, its connection sent
+                // a GOAWAY instead of the header HTTP/2 does not have.
+                assertThat(http2Status(server.port())).isEqualTo(200);
                 assertThat(held).as("still held").isNotDone();
                 assertThat(shutdown).as("waits for the held request").isNotDone();
             } finally {
@@ -332,6 +339,26 @@ class ServeITCase {
                 store.release();
                 server.close();
             }
+        }
+    }
+
+    /** The status of {@code GET /health} over HTTP/2 without an upgrade (h2c prior knowledge). */
+    private static int http2Status(int port) throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            io.vertx.core.http.HttpClient client =
+                    vertx.createHttpClient(
+                            new HttpClientOptions()
+                                    .setProtocolVersion(HttpVersion.HTTP_2)
+                                    .setHttp2ClearTextUpgrade(false));
+            return client.request(HttpMethod.GET, port, "127.0.0.1", "/health")
+                    .compose(r -> r.send())
+                    .map(r -> r.version() == HttpVersion.HTTP_2 ? r.statusCode() : -1)
+                    .toCompletionStage()
+                    .toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
     }
 
