@@ -158,9 +158,9 @@ public final class FeatureServer implements AutoCloseable {
      */
     public int shutdown(Duration delay, Duration timeout) throws InterruptedException {
         drain.start();
-        if (!delay.isZero()) {
-            Thread.sleep(delay.toMillis());
-        }
+        // A fixed time, not a condition: nothing tells a pod when the Service's endpoints and the
+        // proxies behind them have forgotten it (Kubernetes' own answer is a preStop sleep).
+        Thread.sleep(delay.toMillis());
         int cut = drain.awaitIdle(timeout);
         close();
         return cut;

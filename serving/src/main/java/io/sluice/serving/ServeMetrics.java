@@ -54,7 +54,7 @@ final class ServeMetrics implements AutoCloseable {
                 .register(registry);
     }
 
-    /** The router's first handler: times the request until its response ends. */
+    /** A handler of every route, after the drain's: times the request until its response ends. */
     void measure(RoutingContext ctx) {
         long start = System.nanoTime();
         String path = ctx.normalizedPath();
