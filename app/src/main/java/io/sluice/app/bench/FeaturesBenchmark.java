@@ -96,8 +96,7 @@ public final class FeaturesBenchmark {
         long produced = IngestBenchmark.fill(kafka.bootstrapServers(), table, events, out);
         Path checkpoints = work.resolve("checkpoints");
         // One unmeasured round first.
-        IngestBenchmark.consumeOnly(
-                kafka.bootstrapServers(), table, produced, parallelism, checkpoints);
+        IngestBenchmark.consumeOnly(config.kafka(), table, produced, parallelism, checkpoints);
         featuresRate(config, view, table, work.resolve("warm-up.db"), produced, checkpoints);
         List<Double> base = new ArrayList<>();
         List<Double> job = new ArrayList<>();
@@ -106,11 +105,7 @@ public final class FeaturesBenchmark {
             for (int r = 1; r <= runs; r++) {
                 double b =
                         IngestBenchmark.consumeOnly(
-                                kafka.bootstrapServers(),
-                                table,
-                                produced,
-                                parallelism,
-                                checkpoints);
+                                config.kafka(), table, produced, parallelism, checkpoints);
                 double f =
                         featuresRate(
                                 config,

@@ -3,6 +3,7 @@ package io.sluice.app.bench;
 import io.sluice.app.Jobs;
 import io.sluice.app.Progress;
 import io.sluice.app.ReferenceConfig;
+import io.sluice.config.KafkaConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.DeadLetterSerializer;
@@ -80,7 +81,7 @@ public final class IngestBenchmark {
             kafka.createTopics(1, DeadLetterSerializer.topicFor(table.topic()));
             long produced = fill(kafka.bootstrapServers(), table, events, out);
             // One unmeasured round first, so neither job pays for the JIT compiling its path.
-            consumeOnly(kafka.bootstrapServers(), table, produced, parallelism, checkpoints);
+            consumeOnly(config.kafka(), table, produced, parallelism, checkpoints);
             ingest(config, table, local(workDir.resolve("warm-up")), produced);
             List<Double> baseline = new ArrayList<>();
             List<Double> ingest = new ArrayList<>();
@@ -91,12 +92,7 @@ public final class IngestBenchmark {
             try (Progress progress = Progress.start("bench ingest", "runs", runs, out)) {
                 for (int run = 1; run <= runs; run++) {
                     baseline.add(
-                            consumeOnly(
-                                    kafka.bootstrapServers(),
-                                    table,
-                                    produced,
-                                    parallelism,
-                                    checkpoints));
+                            consumeOnly(config.kafka(), table, produced, parallelism, checkpoints));
                     ingest.add(
                             ingest(config, table, local(workDir.resolve("run-" + run)), produced));
                     ratios.add(ingest.get(run - 1) / baseline.get(run - 1));
@@ -199,14 +195,19 @@ public final class IngestBenchmark {
         return count[0];
     }
 
-    /** Drains the topic with nothing behind the source; returns records per second. */
+    /**
+     * Drains the topic with nothing behind the source; returns records per second. The consumer has
+     * the table's Kafka properties, as the jobs' sources do ({@code isolation.level:
+     * read_committed} in the reference config).
+     */
     static double consumeOnly(
-            String bootstrap, TableConfig table, long records, int parallelism, Path checkpoints)
+            KafkaConfig kafka, TableConfig table, long records, int parallelism, Path checkpoints)
             throws Exception {
         StreamExecutionEnvironment env = Jobs.local(parallelism, CHECKPOINTS, checkpoints);
         KafkaSource<byte[]> source =
                 KafkaSource.<byte[]>builder()
-                        .setBootstrapServers(bootstrap)
+                        .setBootstrapServers(kafka.bootstrap())
+                        .setProperties(consumer(kafka))
                         .setTopics(table.topic())
                         .setGroupId("bench-" + UUID.randomUUID())
                         .setStartingOffsets(OffsetsInitializer.earliest())
@@ -216,6 +217,13 @@ public final class IngestBenchmark {
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "consume-only")
                 .sinkTo(new DiscardingSink<>());
         return records / seconds(env.execute("bench-consume-only").getNetRuntime());
+    }
+
+    /** The table's Kafka properties, which the deployed jobs' consumers also get. */
+    private static Properties consumer(KafkaConfig kafka) {
+        Properties properties = new Properties();
+        properties.putAll(kafka.properties());
+        return properties;
     }
 
     /** Where one ingest run lands, and how it is removed afterwards. */
@@ -244,8 +252,7 @@ public final class IngestBenchmark {
                             server.objectFile("bench/warm-up"));
             ingest(config, table, warmUp, produced);
             double baseline =
-                    consumeOnly(
-                            kafka.bootstrapServers(), table, produced, parallelism, checkpoints);
+                    consumeOnly(config.kafka(), table, produced, parallelism, checkpoints);
             double onFile = ingest(config, table, local(workDir.resolve("file-run")), produced);
             double onS3 =
                     ingest(
@@ -295,16 +302,8 @@ public final class IngestBenchmark {
         IngestJob.defineTable(
                 env,
                 table,
-                KafkaSource.<io.sluice.event.Parsed>builder()
-                        .setBootstrapServers(kafka.bootstrap())
-                        .setTopics(table.topic())
-                        .setGroupId("bench-" + UUID.randomUUID())
-                        .setStartingOffsets(OffsetsInitializer.earliest())
-                        .setBounded(OffsetsInitializer.latest())
-                        .setDeserializer(
-                                new io.sluice.event.ParsingDeserializer(
-                                        EventStreams.parseSpec(table)))
-                        .build(),
+                // The deployed job's source, bounded, from the topic's start in a group of its own.
+                EventStreams.source(kafka, table, true, "bench-" + UUID.randomUUID(), true),
                 EventStreams.deadLetterSink(kafka, table),
                 new LandingSink(
                         landing.uri(),
