@@ -163,7 +163,7 @@ final class BenchCommand {
 
         @Option(
                 names = "--events",
-                defaultValue = "300000",
+                defaultValue = "1000000",
                 description = "Records in the throughput topic (default ${DEFAULT-VALUE}).")
         long events;
 
