@@ -164,7 +164,8 @@ public final class EventStreams {
                 .build();
     }
 
-    private static Properties properties(KafkaConfig kafka) {
+    /** The config's Kafka client properties ({@code kafka.properties}), as a new copy. */
+    public static Properties properties(KafkaConfig kafka) {
         Properties props = new Properties();
         props.putAll(kafka.properties());
         return props;

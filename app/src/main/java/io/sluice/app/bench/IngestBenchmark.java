@@ -207,7 +207,7 @@ public final class IngestBenchmark {
         KafkaSource<byte[]> source =
                 KafkaSource.<byte[]>builder()
                         .setBootstrapServers(kafka.bootstrap())
-                        .setProperties(consumer(kafka))
+                        .setProperties(EventStreams.properties(kafka))
                         .setTopics(table.topic())
                         .setGroupId("bench-" + UUID.randomUUID())
                         .setStartingOffsets(OffsetsInitializer.earliest())
@@ -217,13 +217,6 @@ public final class IngestBenchmark {
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "consume-only")
                 .sinkTo(new DiscardingSink<>());
         return records / seconds(env.execute("bench-consume-only").getNetRuntime());
-    }
-
-    /** The table's Kafka properties, which the deployed jobs' consumers also get. */
-    private static Properties consumer(KafkaConfig kafka) {
-        Properties properties = new Properties();
-        properties.putAll(kafka.properties());
-        return properties;
     }
 
     /** Where one ingest run lands, and how it is removed afterwards. */
