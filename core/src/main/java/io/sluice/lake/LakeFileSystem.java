@@ -57,11 +57,12 @@ import org.apache.flink.core.plugin.PluginManager;
  * and their tests set the system property to {@code target/plugins} (see the parent POM).
  *
  * <p>S3 settings, as Flink keys (the plugin passes {@code s3.*} on as Hadoop's {@code fs.s3a.*}):
- * {@code s3.endpoint}, {@code s3.endpoint.region}, {@code s3.path.style.access}, and either {@code
- * s3.access-key}/{@code s3.secret-key} read from the environment variables that {@code
- * storage.s3.access_key_env}/{@code secret_key_env} name, with only those keys as credentials, or
- * else the AWS SDK's default provider chain. Secrets are only ever held in the Flink configuration
- * handed to the plugin; nothing here logs or prints them.
+ * {@code s3.endpoint}, {@code s3.endpoint.region}, {@code s3.path.style.access}, {@code
+ * s3.directory.marker.retention: keep}, and either {@code s3.access-key}/{@code s3.secret-key} read
+ * from the environment variables that {@code storage.s3.access_key_env}/{@code secret_key_env}
+ * name, with only those keys as credentials, or else the AWS SDK's default provider chain. Secrets
+ * are only ever held in the Flink configuration handed to the plugin; nothing here logs or prints
+ * them.
  */
 public final class LakeFileSystem {
 
@@ -73,6 +74,14 @@ public final class LakeFileSystem {
 
     /** The plugin's directory under the plugins directory, and its plugin id. */
     public static final String S3_PLUGIN = "s3-fs-hadoop";
+
+    /**
+     * S3A's directory-marker policy: {@code keep}, Hadoop 3.4's default, instead of 3.3's {@code
+     * delete}, under which every file written is followed by a request deleting any markers of its
+     * parent prefixes. Readers of the lake are not affected; Hadoop clients older than 3.2.2 or
+     * 2.10.2 could mistake a kept marker for an empty directory.
+     */
+    static final String MARKER_RETENTION = "s3.directory.marker.retention";
 
     /** Hadoop's S3A provider that uses exactly the configured key pair. */
     static final String KEY_PAIR_PROVIDER = "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider";
@@ -154,6 +163,7 @@ public final class LakeFileSystem {
         s3.endpoint().ifPresent(endpoint -> options.put("s3.endpoint", endpoint.toString()));
         s3.region().ifPresent(region -> options.put("s3.endpoint.region", region));
         options.put("s3.path.style.access", Boolean.toString(s3.pathStyleAccess()));
+        options.put(MARKER_RETENTION, "keep");
         if (s3.credentials().isPresent()) {
             S3Config.EnvCredentials credentials = s3.credentials().get();
             options.put("s3.aws.credentials.provider", KEY_PAIR_PROVIDER);

@@ -24,23 +24,79 @@ public final class ParquetFiles {
     private ParquetFiles() {}
 
     /**
+     * Object-store files up to this size are fetched whole, in one request, when opened to read.
+     * parquet-java reads a file in several places (the footer's length, the footer, then each
+     * column chunk and bloom filter it needs), and on an object store each is a ranged GET: for the
+     * small bucket files of an hour, those round trips cost more than the bytes. Larger files are
+     * read as Parquet asks, seeking.
+     */
+    public static final long WHOLE_FILE_BYTES = 8L << 20;
+
+    /**
      * {@code file} as parquet-java reads a file: a local one directly ({@link LocalInputFile}, as
      * everywhere Sluice reads Parquet on a {@code file:} root), any other through {@link
-     * LakeFiles#open}, one stream per reader of it, seeking as Parquet asks (footer, then the
-     * column chunks it needs).
+     * LakeFiles#open}; its length is asked of the file system. See {@link #parquetInput(URI,
+     * long)}.
      */
     public static InputFile parquetInput(URI file) throws IOException {
         if ("file".equals(file.getScheme())) {
             return new LocalInputFile(java.nio.file.Path.of(file));
         }
         Path path = new Path(file);
-        long length = path.getFileSystem().getFileStatus(path).getLen();
+        return parquetInput(file, path.getFileSystem().getFileStatus(path).getLen());
+    }
+
+    /**
+     * {@code file}, whose length is known (from a manifest, a snapshot or a listing), as
+     * parquet-java reads a file. A local one is read directly. On an object store a file of at most
+     * {@link #WHOLE_FILE_BYTES} is fetched whole, now, and read from memory (one GET instead of one
+     * per footer and column chunk; a file that is gone fails here); a larger one is read through
+     * one stream per reader of it, seeking as Parquet asks.
+     */
+    public static InputFile parquetInput(URI file, long length) throws IOException {
+        if ("file".equals(file.getScheme())) {
+            return new LocalInputFile(java.nio.file.Path.of(file));
+        }
+        if (length <= WHOLE_FILE_BYTES) {
+            byte[] bytes;
+            try (FSDataInputStream in = LakeFiles.open(file)) {
+                bytes = in.readNBytes((int) length);
+            }
+            if (bytes.length != length) {
+                throw new IOException(
+                        file + " has " + bytes.length + " bytes, not the " + length + " expected");
+            }
+            return parquetFile(length, () -> inMemory(bytes));
+        }
         return parquetFile(
                 length,
                 () -> {
                     FSDataInputStream in = LakeFiles.open(file);
                     return parquetStream(in, in::getPos, in::seek, true);
                 });
+    }
+
+    /** A seekable stream over {@code bytes}. */
+    private static SeekableInputStream inMemory(byte[] bytes) {
+        // ByteArrayInputStream keeps its position in a field a subclass may set: seeking is that.
+        class Seekable extends java.io.ByteArrayInputStream {
+            Seekable() {
+                super(bytes);
+            }
+
+            long position() {
+                return pos;
+            }
+
+            void seek(long newPos) throws IOException {
+                if (newPos < 0 || newPos > count) {
+                    throw new java.io.EOFException("seek to " + newPos + " of " + count);
+                }
+                pos = (int) newPos;
+            }
+        }
+        Seekable in = new Seekable();
+        return parquetStream(in, in::position, in::seek, true);
     }
 
     /**

@@ -136,16 +136,16 @@ public abstract sealed class Publication implements Closeable {
         }
 
         /**
-         * Uploads the file unless an object of its name is there: a name that carries a digest of
-         * the content is there only from an earlier run that wrote the same bytes.
+         * Uploads the file, replacing an object of its name: a name that carries a digest of the
+         * content is there only from an earlier run that wrote the same bytes.
          */
         @Override
         public void add(String name) throws IOException {
             Path file = scratch.resolve(name);
             URI object = LakeFiles.resolve(target, name);
-            if (!LakeFiles.exists(object)) {
-                LakeFiles.upload(file, object);
-            }
+            // Not asking first whether it is there: that is a HEAD and a LIST for every file of
+            // every publication, to save one upload when a publication is retried.
+            LakeFiles.upload(file, object);
             Files.delete(file);
             uploaded.add(name);
         }

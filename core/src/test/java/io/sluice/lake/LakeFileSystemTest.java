@@ -59,6 +59,7 @@ class LakeFileSystemTest {
                         entry("s3.endpoint", "http://127.0.0.1:9000"),
                         entry("s3.endpoint.region", "us-east-1"),
                         entry("s3.path.style.access", "true"),
+                        entry("s3.directory.marker.retention", "keep"),
                         entry(
                                 "s3.aws.credentials.provider",
                                 "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider"),
@@ -71,6 +72,7 @@ class LakeFileSystemTest {
         assertThat(LakeFileSystem.s3Options(S3Config.DEFAULTS, Map.of()))
                 .containsExactly(
                         entry("s3.path.style.access", "false"),
+                        entry("s3.directory.marker.retention", "keep"),
                         entry(
                                 "s3.aws.credentials.provider",
                                 "com.amazonaws.auth.DefaultAWSCredentialsProviderChain"));

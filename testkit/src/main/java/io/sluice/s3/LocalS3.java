@@ -4,6 +4,8 @@ import io.sluice.config.S3Config;
 import io.sluice.config.S3Config.EnvCredentials;
 import io.sluice.config.StorageConfig;
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,9 +13,13 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
+import org.gaul.s3proxy.blobstore.BlobStore;
 import org.gaul.s3proxy.nio2blob.FilesystemNio2BlobStore;
 
 /**
@@ -25,6 +31,9 @@ import org.gaul.s3proxy.nio2blob.FilesystemNio2BlobStore;
  * <p>Its limits are the backend's: a key cannot be both an object and a prefix of other keys
  * ({@code a} and {@code a/b}), because the first is a file and the second needs a directory; and
  * multipart uploads in progress are hidden files {@code .mpus-*} in the bucket's directory.
+ *
+ * <p>It counts the requests it serves by the backend operation they become ({@link #operations}),
+ * so that a test can check how many round trips a read or a write costs.
  */
 public final class LocalS3 implements AutoCloseable {
 
@@ -43,13 +52,21 @@ public final class LocalS3 implements AutoCloseable {
     private final String accessKey;
     private final String secretKey;
     private final S3Proxy proxy;
+    private final Map<String, LongAdder> operations;
 
-    private LocalS3(Path dir, String bucket, String accessKey, String secretKey, S3Proxy proxy) {
+    private LocalS3(
+            Path dir,
+            String bucket,
+            String accessKey,
+            String secretKey,
+            S3Proxy proxy,
+            Map<String, LongAdder> operations) {
         this.dir = dir;
         this.bucket = bucket;
         this.accessKey = accessKey;
         this.secretKey = secretKey;
         this.proxy = proxy;
+        this.operations = operations;
     }
 
     /**
@@ -67,9 +84,11 @@ public final class LocalS3 implements AutoCloseable {
         Files.createDirectories(base.resolve(bucket));
         String accessKey = "sluice-" + randomHex(4);
         String secretKey = randomHex(20);
+        Map<String, LongAdder> operations = new ConcurrentHashMap<>();
         S3Proxy proxy =
                 S3Proxy.builder()
-                        .blobStore(new FilesystemNio2BlobStore(base.toString()))
+                        .blobStore(
+                                counted(new FilesystemNio2BlobStore(base.toString()), operations))
                         .endpoint(URI.create("http://127.0.0.1:0"))
                         .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, accessKey, secretKey)
                         .jettyMaxThreads(16)
@@ -85,7 +104,21 @@ public final class LocalS3 implements AutoCloseable {
             stopQuietly(proxy);
             throw new IOException("S3Proxy did not start: " + proxy.getState());
         }
-        return new LocalS3(base, bucket, accessKey, secretKey, proxy);
+        return new LocalS3(base, bucket, accessKey, secretKey, proxy, operations);
+    }
+
+    /**
+     * How many times each operation of the backend has run since the server started, by the name
+     * S3Proxy's {@code BlobStore} gives it: {@code getBlob} for a GET, {@code blobMetadata} for a
+     * HEAD, {@code list} for a LIST, {@code putBlob} for a PUT, {@code removeBlob} and {@code
+     * removeBlobs} for a DELETE and a multi-object delete, {@code initiateMultipartUpload}, {@code
+     * uploadMultipartPart} and {@code completeMultipartUpload} for a multipart upload's requests.
+     * The server's own capability queries ({@code supports…}) are left out.
+     */
+    public Map<String, Long> operations() {
+        Map<String, Long> counts = new TreeMap<>();
+        operations.forEach((name, count) -> counts.put(name, count.sum()));
+        return counts;
     }
 
     /** {@code http://127.0.0.1:<port>}. */
@@ -151,6 +184,28 @@ public final class LocalS3 implements AutoCloseable {
         } catch (Exception e) {
             throw new IOException("S3Proxy did not stop", e);
         }
+    }
+
+    /** {@code store}, counting each call of an operation in {@code operations}. */
+    private static BlobStore counted(BlobStore store, Map<String, LongAdder> operations) {
+        // A dynamic proxy: BlobStore has some fifty methods, each only to be counted and passed on.
+        return (BlobStore)
+                Proxy.newProxyInstance(
+                        LocalS3.class.getClassLoader(),
+                        new Class<?>[] {BlobStore.class},
+                        (self, method, args) -> {
+                            if (method.getDeclaringClass() != Object.class
+                                    && !method.getName().startsWith("supports")) {
+                                operations
+                                        .computeIfAbsent(method.getName(), n -> new LongAdder())
+                                        .increment();
+                            }
+                            try {
+                                return method.invoke(store, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
     }
 
     private static String randomHex(int bytes) {

@@ -8,6 +8,7 @@ import io.sluice.config.S3Config;
 import io.sluice.config.StorageConfig;
 import io.sluice.lake.LakeFileSystem;
 import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import io.sluice.testing.TestClusters;
 import java.io.IOException;
 import java.net.URI;
@@ -19,12 +20,22 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.generic.GenericRecordBuilder;
 import org.apache.flink.core.fs.RecoverableFsDataOutputStream;
 import org.apache.flink.core.fs.RecoverableFsDataOutputStream.Committer;
 import org.apache.flink.core.fs.RecoverableWriter;
 import org.apache.flink.core.fs.RecoverableWriter.CommitRecoverable;
 import org.apache.flink.core.fs.RecoverableWriter.ResumeRecoverable;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.parquet.avro.AvroParquetReader;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.io.LocalOutputFile;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -95,6 +106,84 @@ class S3LakeFileSystemITCase {
         assertThat(regularFilesUnder(onDisk("h"))).isEmpty();
 
         assertThat(LakeFiles.supportsAtomicRename(at("h"))).isFalse();
+    }
+
+    @Test
+    void shouldReadASmallParquetFileInOneGetAndWriteWithoutDeletingDirectoryMarkers()
+            throws IOException {
+        Schema schema =
+                SchemaBuilder.record("row")
+                        .fields()
+                        .requiredString("key")
+                        .requiredLong("n")
+                        .endRecord();
+        Path local = Files.createTempFile("sluice-", ".parquet");
+        try (ParquetWriter<GenericRecord> writer =
+                AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(local))
+                        .withConf(new PlainParquetConfiguration())
+                        .withSchema(schema)
+                        .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.OVERWRITE)
+                        .build()) {
+            for (long n = 0; n < 1_000; n++) {
+                writer.write(
+                        new GenericRecordBuilder(schema).set("key", "k" + n).set("n", n).build());
+            }
+        }
+        long length = Files.size(local);
+        URI file = at("dt=2026-11-28/hr=01/00000.parquet");
+
+        Map<String, Long> before = S3.server().operations();
+        LakeFiles.upload(local, file);
+        Files.delete(local);
+        Map<String, Long> written = since(before);
+        assertThat(written).as("one upload").containsEntry("putBlob", 1L);
+        // Hadoop 3.3's S3A deletes the parents' directory markers after each file unless told to
+        // keep them: one more request per file written.
+        assertThat(written).as("a file written").doesNotContainKeys("removeBlob", "removeBlobs");
+
+        before = S3.server().operations();
+        List<Long> read = new java.util.ArrayList<>();
+        try (ParquetReader<GenericRecord> reader =
+                AvroParquetReader.<GenericRecord>builder(
+                                ParquetFiles.parquetInput(file, length),
+                                new PlainParquetConfiguration())
+                        .build()) {
+            for (GenericRecord r; (r = reader.read()) != null; ) {
+                assertThat(r.get("key")).hasToString("k" + r.get("n"));
+                read.add((Long) r.get("n"));
+            }
+        }
+        assertThat(read).hasSize(1_000).isSorted().startsWith(0L).endsWith(999L);
+        // Footer, row group and columns from one GET (S3A's open asks for the object's status
+        // first); read as Parquet seeks, it was a GET for each, and a HEAD for the length.
+        assertThat(since(before))
+                .containsOnlyKeys("getBlob", "blobMetadata")
+                .containsEntry("getBlob", 1L)
+                .containsEntry("blobMetadata", 1L);
+
+        assertThatThrownBy(() -> ParquetFiles.parquetInput(file, length + 1))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(
+                        "00000.parquet has "
+                                + length
+                                + " bytes, not the "
+                                + (length + 1)
+                                + " expected");
+    }
+
+    /** The server's operations since {@code before}, by name, those that ran. */
+    private static Map<String, Long> since(Map<String, Long> before) {
+        Map<String, Long> ran = new java.util.TreeMap<>();
+        S3.server()
+                .operations()
+                .forEach(
+                        (name, count) -> {
+                            long n = count - before.getOrDefault(name, 0L);
+                            if (n > 0) {
+                                ran.put(name, n);
+                            }
+                        });
+        return ran;
     }
 
     @Test

@@ -98,7 +98,8 @@ final class LogPartitions {
         long rows = 0;
         for (LakeFiles.Entry file : files) {
             try (ParquetFileReader reader =
-                    ParquetFiles.openParquet(ParquetFiles.parquetInput(file.uri()))) {
+                    ParquetFiles.openParquet(
+                            ParquetFiles.parquetInput(file.uri(), file.length()))) {
                 rows += reader.getRecordCount();
             }
         }

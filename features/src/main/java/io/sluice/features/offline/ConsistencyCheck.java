@@ -21,6 +21,7 @@ import io.sluice.lake.WarehouseHours;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -122,10 +123,11 @@ public final class ConsistencyCheck {
                 List<Map.Entry<Long, List<WarehouseSnapshot.File>>> hours =
                         hoursWithin(snapshot, now - view.ttlMillis(), until);
                 List<Sample> picked = new ArrayList<>();
+                Map<WarehouseSnapshot.File, List<String>> keys = new HashMap<>();
                 for (int i = 0; i < samples && !hours.isEmpty(); i++) {
                     Map.Entry<Long, List<WarehouseSnapshot.File>> hour =
                             hours.get(random.nextInt(hours.size()));
-                    String entity = someEntity(hour.getValue(), table, random);
+                    String entity = someEntity(hour.getValue(), table, random, keys);
                     if (entity == null) {
                         sampled.accept(++done);
                         continue;
@@ -186,24 +188,24 @@ public final class ConsistencyCheck {
             TableConfig table, ViewDef view, WarehouseSnapshot snapshot, List<Sample> samples)
             throws IOException {
         long hour = HourPartitioner.hourMillis();
-        Map<URI, List<Sample>> byFile = new LinkedHashMap<>();
+        Map<WarehouseSnapshot.File, List<Sample>> byFile = new LinkedHashMap<>();
         for (Sample sample : samples) {
             int bucket = HiveBucketing.bucket(sample.entity, table.buckets());
             for (long h = Math.floorDiv(sample.from, hour) * hour; h < sample.at; h += hour) {
                 for (WarehouseSnapshot.File f : snapshot.hours().getOrDefault(h, List.of())) {
                     if (f.bucket() == bucket) {
-                        byFile.computeIfAbsent(URI.create(f.location()), x -> new ArrayList<>())
-                                .add(sample);
+                        byFile.computeIfAbsent(f, x -> new ArrayList<>()).add(sample);
                     }
                 }
             }
         }
-        for (Map.Entry<URI, List<Sample>> file : byFile.entrySet()) {
+        for (Map.Entry<WarehouseSnapshot.File, List<Sample>> file : byFile.entrySet()) {
             Set<String> entities = new HashSet<>();
             file.getValue().forEach(sample -> entities.add(sample.entity));
             WarehouseEvents.scan(
                     table,
-                    ParquetFiles.parquetInput(file.getKey()),
+                    ParquetFiles.parquetInput(
+                            URI.create(file.getKey().location()), file.getKey().bytes()),
                     view,
                     entities,
                     (entity, event) -> {
@@ -265,24 +267,36 @@ public final class ConsistencyCheck {
         return hours;
     }
 
-    /** A random key of a random bucket file of the hour. */
+    /**
+     * A random key of a random bucket file of the hour; {@code read} keeps the keys of the files
+     * read so far, since samples pick the same file again.
+     */
     private static String someEntity(
-            List<WarehouseSnapshot.File> files, TableConfig table, SplittableRandom random)
+            List<WarehouseSnapshot.File> files,
+            TableConfig table,
+            SplittableRandom random,
+            Map<WarehouseSnapshot.File, List<String>> read)
             throws IOException {
         if (files.isEmpty()) {
             return null;
         }
-        URI file = URI.create(files.get(random.nextInt(files.size())).location());
-        List<String> keys = new ArrayList<>();
-        try (ParquetReader<GenericRecord> reader =
-                AvroParquetReader.<GenericRecord>builder(
-                                ParquetFiles.parquetInput(file), new PlainParquetConfiguration())
-                        .withDataModel(GenericData.get())
-                        .build()) {
-            GenericRecord r;
-            while ((r = reader.read()) != null) {
-                keys.add(String.valueOf(r.get(table.key())));
+        WarehouseSnapshot.File file = files.get(random.nextInt(files.size()));
+        List<String> keys = read.get(file);
+        if (keys == null) {
+            keys = new ArrayList<>();
+            try (ParquetReader<GenericRecord> reader =
+                    AvroParquetReader.<GenericRecord>builder(
+                                    ParquetFiles.parquetInput(
+                                            URI.create(file.location()), file.bytes()),
+                                    new PlainParquetConfiguration())
+                            .withDataModel(GenericData.get())
+                            .build()) {
+                GenericRecord r;
+                while ((r = reader.read()) != null) {
+                    keys.add(String.valueOf(r.get(table.key())));
+                }
             }
+            read.put(file, keys);
         }
         return keys.isEmpty() ? null : keys.get(random.nextInt(keys.size()));
     }

@@ -25,7 +25,7 @@ final class HourFiles {
     private final TrainingPlan.View view;
 
     /** Per hour read so far, its files by bucket. */
-    private final Map<Long, Map<Integer, URI>> hours = new HashMap<>();
+    private final Map<Long, Map<Integer, WarehouseSnapshot.File>> hours = new HashMap<>();
 
     HourFiles(TrainingPlan.View view) {
         this.view = view;
@@ -35,14 +35,14 @@ final class HourFiles {
      * The file of {@code bucket} in the hour starting at {@code hourStart}, or null when that hour
      * held no file in the plan's snapshot (it held no event then) or no row in that bucket.
      */
-    URI bucketFile(long hourStart, int bucket) {
+    WarehouseSnapshot.File bucketFile(long hourStart, int bucket) {
         return hours.computeIfAbsent(
                         hourStart,
                         h -> {
-                            Map<Integer, URI> files = new HashMap<>();
+                            Map<Integer, WarehouseSnapshot.File> files = new HashMap<>();
                             for (WarehouseSnapshot.File f :
                                     view.snapshot.hours().getOrDefault(h, List.of())) {
-                                files.put(f.bucket(), URI.create(f.location()));
+                                files.put(f.bucket(), f);
                             }
                             return files;
                         })
@@ -50,9 +50,9 @@ final class HourFiles {
     }
 
     /** Opens {@code file} of the hour starting at {@code hourStart} to read. */
-    InputFile open(URI file, long hourStart) throws IOException {
+    InputFile open(WarehouseSnapshot.File file, long hourStart) throws IOException {
         try {
-            InputFile input = ParquetFiles.parquetInput(file);
+            InputFile input = ParquetFiles.parquetInput(URI.create(file.location()), file.bytes());
             input.getLength(); // a local file's is read here: one that is gone fails now
             return input;
         } catch (FileNotFoundException | NoSuchFileException gone) {
@@ -65,7 +65,7 @@ final class HourFiles {
                             view.table.name(),
                             HourPartitioner.partition(hourStart),
                             view.snapshot.describe(),
-                            file,
+                            file.location(),
                             view.snapshot.pinned()
                                     ? " from a snapshot whose files are still there"
                                     : ""),

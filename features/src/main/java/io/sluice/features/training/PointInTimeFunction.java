@@ -1,5 +1,6 @@
 package io.sluice.features.training;
 
+import io.sluice.catalog.WarehouseSnapshot;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
@@ -10,7 +11,6 @@ import io.sluice.features.agg.Windows;
 import io.sluice.features.offline.WarehouseEvents;
 import io.sluice.lake.HourPartitioner;
 import java.io.IOException;
-import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -203,9 +203,9 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
         long next = Long.MIN_VALUE;
         for (long[] s : spans) {
             for (long h = Math.max(s[0], next); h < s[1]; h += HOUR) {
-                URI file = warehouse.bucketFile(h, chunk.bucket);
+                WarehouseSnapshot.File file = warehouse.bucketFile(h, chunk.bucket);
                 if (file != null) {
-                    files.add(file.toString());
+                    files.add(file.location());
                     partitions.add(vp.table.name() + "/" + HourPartitioner.partition(h));
                     WarehouseEvents.scan(
                             vp.table,
