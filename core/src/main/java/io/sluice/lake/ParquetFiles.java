@@ -58,15 +58,9 @@ public final class ParquetFiles {
             return new LocalInputFile(java.nio.file.Path.of(file));
         }
         if (length <= WHOLE_FILE_BYTES) {
-            byte[] bytes;
             try (FSDataInputStream in = LakeFiles.open(file)) {
-                bytes = in.readNBytes((int) length);
+                return whole(in, length, file);
             }
-            if (bytes.length != length) {
-                throw new IOException(
-                        file + " has " + bytes.length + " bytes, not the " + length + " expected");
-            }
-            return parquetFile(length, () -> inMemory(bytes));
         }
         return parquetFile(
                 length,
@@ -101,12 +95,33 @@ public final class ParquetFiles {
 
     /**
      * {@code stream}, {@code length} bytes long, as parquet-java reads a file, for a Flink source
-     * format that is handed the split's stream: Parquet opens it twice (footer, then rows) and
+     * format that is handed the split's stream. A file of at most {@link #WHOLE_FILE_BYTES} is read
+     * whole from the stream now, in one request on an object store, and then from memory; a larger
+     * one is read through the stream, seeking: Parquet opens it twice (footer, then rows) and
      * closes each, but the stream is the source's to close, so closing them leaves it open.
      */
-    public static InputFile parquetInput(FSDataInputStream stream, long length) {
+    public static InputFile parquetInput(FSDataInputStream stream, long length) throws IOException {
+        if (length <= WHOLE_FILE_BYTES) {
+            stream.seek(0);
+            return whole(stream, length, "the split's file");
+        }
         return parquetFile(
                 length, () -> parquetStream(stream, stream::getPos, stream::seek, false));
+    }
+
+    /** The {@code length} bytes {@code in} holds, as a file in memory; {@code what} names it. */
+    private static InputFile whole(InputStream in, long length, Object what) throws IOException {
+        byte[] bytes = in.readNBytes((int) length);
+        if (bytes.length != length || in.read() != -1) {
+            throw new IOException(
+                    what
+                            + " has "
+                            + (bytes.length == length ? "more than " + length : bytes.length)
+                            + " bytes, not the "
+                            + length
+                            + " expected");
+        }
+        return parquetFile(length, () -> inMemory(bytes));
     }
 
     /**

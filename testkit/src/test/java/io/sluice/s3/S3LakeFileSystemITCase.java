@@ -161,6 +161,24 @@ class S3LakeFileSystemITCase {
                 .containsEntry("getBlob", 1L)
                 .containsEntry("blobMetadata", 1L);
 
+        // The same through a stream that a Flink file source opened and hands its format.
+        before = S3.server().operations();
+        long rows = 0;
+        try (var stream = LakeFiles.open(file);
+                ParquetReader<GenericRecord> reader =
+                        AvroParquetReader.<GenericRecord>builder(
+                                        ParquetFiles.parquetInput(stream, length),
+                                        new PlainParquetConfiguration())
+                                .build()) {
+            while (reader.read() != null) {
+                rows++;
+            }
+        }
+        assertThat(rows).isEqualTo(1_000);
+        assertThat(since(before))
+                .containsOnlyKeys("getBlob", "blobMetadata")
+                .containsEntry("getBlob", 1L);
+
         assertThatThrownBy(() -> ParquetFiles.parquetInput(file, length + 1))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining(

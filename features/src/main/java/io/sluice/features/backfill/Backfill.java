@@ -1,5 +1,6 @@
 package io.sluice.features.backfill;
 
+import io.sluice.catalog.WarehouseSnapshot;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -11,11 +12,14 @@ import io.sluice.features.job.TileUpdate;
 import io.sluice.lake.LakeFiles;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.SourceReaderOptions;
 import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
@@ -147,16 +151,17 @@ public final class Backfill {
         boolean any = false;
         for (FeatureViewConfig view : config.featureViews()) {
             TableConfig table = config.table(view.source()).orElseThrow();
-            List<URI> files = plan.files().get(table.name());
+            List<WarehouseSnapshot.File> files = plan.files().get(table.name());
             if (files.isEmpty()) {
                 continue;
             }
+            Map<String, Long> lengths = new LinkedHashMap<>();
+            files.forEach(f -> lengths.put(new Path(f.location()).toString(), f.bytes()));
             FileSource<Parsed> source =
                     FileSource.forRecordStreamFormat(
                                     new WarehouseEventFormat(table),
-                                    files.stream()
-                                            .map(org.apache.flink.core.fs.Path::new)
-                                            .toArray(org.apache.flink.core.fs.Path[]::new))
+                                    lengths.keySet().stream().map(Path::new).toArray(Path[]::new))
+                            .setFileEnumerator(new KnownFiles(lengths))
                             .build();
             FeaturesJob.defineView(
                     env,

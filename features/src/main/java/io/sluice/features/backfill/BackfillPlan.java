@@ -28,7 +28,8 @@ import java.util.Optional;
  * @param fromHour first hour, epoch millis (inclusive)
  * @param to end, epoch millis (exclusive): the hours that start before it
  * @param hours the partitions of the range, {@code dt=…/hr=…}, in order
- * @param files per source table, the Parquet files its warehouse manifests list in range
+ * @param files per source table, the Parquet files its warehouse manifests list in range, with
+ *     their lengths
  * @param rows per source table, the rows of those files (as their manifests count them)
  */
 public record BackfillPlan(
@@ -36,7 +37,7 @@ public record BackfillPlan(
         long fromHour,
         long to,
         List<String> hours,
-        Map<String, List<URI>> files,
+        Map<String, List<WarehouseSnapshot.File>> files,
         Map<String, Long> rows) {
 
     /**
@@ -77,7 +78,7 @@ public record BackfillPlan(
             }
             tables.put(view.source(), config.table(view.source()).orElseThrow());
         }
-        Map<String, List<URI>> files = new LinkedHashMap<>();
+        Map<String, List<WarehouseSnapshot.File>> files = new LinkedHashMap<>();
         Map<String, Long> rows = new LinkedHashMap<>();
         List<String> incomplete = new ArrayList<>();
         List<String> stale = new ArrayList<>();
@@ -103,11 +104,11 @@ public record BackfillPlan(
                         .map(h -> table.name() + " " + HourPartitioner.partition(h))
                         .filter(h -> !stale.contains(h))
                         .forEach(stale::add);
-                List<URI> tableFiles = new ArrayList<>();
+                List<WarehouseSnapshot.File> tableFiles = new ArrayList<>();
                 long tableRows = 0;
                 for (List<WarehouseSnapshot.File> hourFiles : snapshot.hours().values()) {
                     for (WarehouseSnapshot.File f : hourFiles) {
-                        tableFiles.add(URI.create(f.location()));
+                        tableFiles.add(f);
                         tableRows += f.rows();
                     }
                 }
