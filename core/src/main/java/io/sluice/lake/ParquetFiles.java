@@ -7,6 +7,7 @@ import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.util.function.SupplierWithException;
 import org.apache.flink.util.function.ThrowingConsumer;
+import org.apache.iceberg.inmemory.InMemoryInputFile;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -70,29 +71,6 @@ public final class ParquetFiles {
                 });
     }
 
-    /** A seekable stream over {@code bytes}. */
-    private static SeekableInputStream inMemory(byte[] bytes) {
-        // ByteArrayInputStream keeps its position in a field a subclass may set: seeking is that.
-        class Seekable extends java.io.ByteArrayInputStream {
-            Seekable() {
-                super(bytes);
-            }
-
-            long position() {
-                return pos;
-            }
-
-            void seek(long newPos) throws IOException {
-                if (newPos < 0 || newPos > count) {
-                    throw new java.io.EOFException("seek to " + newPos + " of " + count);
-                }
-                pos = (int) newPos;
-            }
-        }
-        Seekable in = new Seekable();
-        return parquetStream(in, in::position, in::seek, true);
-    }
-
     /**
      * {@code stream}, {@code length} bytes long, as parquet-java reads a file, for a Flink source
      * format that is handed the split's stream. A file of at most {@link #WHOLE_FILE_BYTES} is read
@@ -121,7 +99,13 @@ public final class ParquetFiles {
                             + length
                             + " expected");
         }
-        return parquetFile(length, () -> inMemory(bytes));
+        InMemoryInputFile file = new InMemoryInputFile(bytes);
+        return parquetFile(
+                length,
+                () -> {
+                    org.apache.iceberg.io.SeekableInputStream stream = file.newStream();
+                    return parquetStream(stream, stream::getPos, stream::seek, true);
+                });
     }
 
     /**
