@@ -12,6 +12,8 @@ import io.sluice.features.offline.ConsistencyCheck;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.SqliteOnlineStore;
 import io.sluice.features.training.TrainingSetBuilder;
+import io.sluice.features.training.TrainingSetRequest;
+import io.sluice.features.training.TrainingSetResult;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
@@ -350,15 +352,15 @@ final class Demo {
                                                         features.add(
                                                                 new FeatureReader.FeatureRef(
                                                                         v.name(), f.name()))));
-        TrainingSetBuilder.Request request = TrainingSetBuilder.Request.of(spine, features);
+        TrainingSetRequest request = TrainingSetRequest.of(spine, features);
         if (!uncovered.isEmpty()) {
             out.printf(
                     "training-set: no complete hour of %s: its views' features are INCOMPLETE%n",
                     String.join(", ", uncovered));
-            request = request.withIncomplete(TrainingSetBuilder.Incomplete.MARK);
+            request = request.withIncomplete(TrainingSetRequest.Incomplete.MARK);
         }
-        TrainingSetBuilder.Result result = builder.build(request);
-        TrainingSetBuilder.export(result, dir.resolve("training_set.parquet"), false);
+        TrainingSetResult result = builder.build(request);
+        result.export(dir.resolve("training_set.parquet"), false);
         summary.put("training_set_rows", result.rows());
         summary.put("training_set_artifact", result.digest());
         out.printf(

@@ -7,6 +7,8 @@ import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.training.IncompleteDataException;
 import io.sluice.features.training.Sample;
 import io.sluice.features.training.TrainingSetBuilder;
+import io.sluice.features.training.TrainingSetRequest;
+import io.sluice.features.training.TrainingSetResult;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -168,10 +170,10 @@ final class TrainingSetCommand implements Callable<Integer> {
         if (sample == null && spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
             throw new IllegalArgumentException("--seed: only with --sample");
         }
-        TrainingSetBuilder.Incomplete mode =
+        TrainingSetRequest.Incomplete mode =
                 switch (incomplete.strip().toLowerCase(Locale.ROOT)) {
-                    case "refuse" -> TrainingSetBuilder.Incomplete.REFUSE;
-                    case "mark" -> TrainingSetBuilder.Incomplete.MARK;
+                    case "refuse" -> TrainingSetRequest.Incomplete.REFUSE;
+                    case "mark" -> TrainingSetRequest.Incomplete.MARK;
                     default ->
                             throw new IllegalArgumentException(
                                     "--incomplete: 'refuse' or 'mark', got '" + incomplete + "'");
@@ -183,8 +185,8 @@ final class TrainingSetCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--features: " + e.getMessage());
         }
-        TrainingSetBuilder.Request request =
-                new TrainingSetBuilder.Request(
+        TrainingSetRequest request =
+                new TrainingSetRequest(
                         spine,
                         refs,
                         timestampColumn,
@@ -192,7 +194,7 @@ final class TrainingSetCommand implements Callable<Integer> {
                         statusColumns,
                         mode);
         request = request.asOf(pins(cfg, refs));
-        TrainingSetBuilder.Result result;
+        TrainingSetResult result;
         // Progress of the job's passes, from its accumulators; the total is known once the
         // client's pass over the spine has counted its rows.
         Progress[] progress = new Progress[1];
@@ -225,7 +227,7 @@ final class TrainingSetCommand implements Callable<Integer> {
         }
         Path outPath = Path.of(out);
         boolean directory = out.endsWith("/") || Files.isDirectory(outPath);
-        TrainingSetBuilder.export(result, outPath, directory);
+        result.export(outPath, directory);
         PrintWriter w = spec.commandLine().getOut();
         if (result.reused()) {
             w.printf(

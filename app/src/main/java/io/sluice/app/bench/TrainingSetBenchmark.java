@@ -7,6 +7,8 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.training.TrainingSetBuilder;
+import io.sluice.features.training.TrainingSetRequest;
+import io.sluice.features.training.TrainingSetResult;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
 import java.io.PrintStream;
@@ -74,9 +76,8 @@ public final class TrainingSetBenchmark {
         String query = TrainingSetSql.query(config, spine, "event_timestamp", features);
         TrainingSetBuilder p1 = new TrainingSetBuilder(config, 1);
         TrainingSetBuilder p2 = new TrainingSetBuilder(config, 2);
-        TrainingSetBuilder.Request request =
-                TrainingSetBuilder.Request.of(
-                        spine, features.stream().map(FeatureRef::parse).toList());
+        TrainingSetRequest request =
+                TrainingSetRequest.of(spine, features.stream().map(FeatureRef::parse).toList());
         List<Double> rates1 = new ArrayList<>();
         List<Double> rates2 = new ArrayList<>();
         List<Double> sqlRates = new ArrayList<>();
@@ -224,7 +225,7 @@ public final class TrainingSetBenchmark {
      * Builds the training set without the artifact cache; returns its rows per second and the
      * heap's peak use in MB.
      */
-    private static double[] measure(TrainingSetBuilder builder, TrainingSetBuilder.Request request)
+    private static double[] measure(TrainingSetBuilder builder, TrainingSetRequest request)
             throws Exception {
         System.gc();
         List<MemoryPoolMXBean> heap =
@@ -237,7 +238,7 @@ public final class TrainingSetBenchmark {
                         ManagementFactory.getOperatingSystemMXBean();
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
-        TrainingSetBuilder.Result result = builder.build(request, false);
+        TrainingSetResult result = builder.build(request, false);
         double seconds = (System.nanoTime() - t0) / 1e9;
         double cores = (os.getProcessCpuTime() - cpu0) / 1e9 / seconds;
         double rate = result.rows() / seconds;

@@ -257,7 +257,7 @@ final class ArtifactStore {
     /** The {@code _SUCCESS} manifest of a built artifact. */
     static Map<String, Object> manifest(
             String digest,
-            TrainingSetBuilder.Request request,
+            TrainingSetRequest request,
             TrainingPlan plan,
             TrainingSetJob.Outcome outcome) {
         Map<String, Object> manifest = new LinkedHashMap<>();
@@ -281,7 +281,7 @@ final class ArtifactStore {
     }
 
     /** The artifact's address. */
-    static String digest(TrainingSetBuilder.Request request, TrainingPlan plan) throws IOException {
+    static String digest(TrainingSetRequest request, TrainingPlan plan) throws IOException {
         StringBuilder s = new StringBuilder("sluice-training-set v3\n");
         s.append("spine ").append(Sha256.hex(request.spine())).append('\n');
         s.append("timestamp_column ").append(request.timestampColumn()).append('\n');

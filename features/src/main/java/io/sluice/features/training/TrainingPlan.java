@@ -215,8 +215,7 @@ final class TrainingPlan {
         return Windows.ceilMillis(t);
     }
 
-    static TrainingPlan of(SluiceConfig config, TrainingSetBuilder.Request request)
-            throws IOException {
+    static TrainingPlan of(SluiceConfig config, TrainingSetRequest request) throws IOException {
         List<FeatureRefs.Resolved> resolved;
         try {
             resolved = FeatureRefs.resolve(FeatureRefs.views(config), request.features());

@@ -4,20 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.Status;
-import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.lake.LakeFiles;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.Supplier;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -27,12 +20,14 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * io.sluice.features.agg.Windows}) from the warehouse's events, the same code that serves them
  * online. The entry point composes the parts: {@link TrainingPlan} (which rows, hours and buckets),
  * {@link PointInTime} (the values, per view and bucket), {@link TrainingSetWriter} (the Parquet
- * file) and {@link ArtifactStore} (the digest-addressed cache).
+ * file) and {@link ArtifactStore} (the digest-addressed cache). What it is asked is a {@link
+ * TrainingSetRequest}; what a build did, a {@link TrainingSetResult}.
  *
  * <p>A request may join views of several entities (a user view and an item view): each view reads
  * the spine's column named as its entity, and a row whose key there is null or empty is {@link
  * Status#NOT_FOUND} in that view. A row the warehouse cannot answer whole for a view (see {@link
- * Incomplete}) is refused or {@link Status#INCOMPLETE}, never answered from part of the data.
+ * TrainingSetRequest.Incomplete}) is refused or {@link Status#INCOMPLETE}, never answered from part
+ * of the data.
  *
  * <p>It reads only what the rows need: per view, the hours their windows touch and, in each, the
  * bucket files of the spine's entities, found through the hours' manifests. A training set is an
@@ -46,134 +41,6 @@ public final class TrainingSetBuilder {
 
     /** The default name of the spine's time column. */
     public static final String TIMESTAMP_COLUMN = "event_timestamp";
-
-    /**
-     * What to do with a spine row the warehouse cannot answer whole for a view: its time is later
-     * than the end of the last complete, compacted hour of the view's source table, or its window
-     * (or the view's retention, which decides {@link Status#NOT_FOUND}) needs an hour whose landing
-     * is open or that is not compacted from its current landing. Such a row is never answered as if
-     * the data were whole.
-     */
-    public enum Incomplete {
-        /**
-         * Fail the whole request, naming how many rows, the first few and the hours (the default:
-         * nulls for recent rows would look like missing data to a model, and would be there only
-         * because the lake had not caught up, so a user decides knowingly to keep them).
-         */
-        REFUSE,
-        /**
-         * Keep the rows: every feature of each view they cannot be answered in is null, with status
-         * {@link Status#INCOMPLETE}; their other views, and every other row, are computed as ever.
-         */
-        MARK
-    }
-
-    /**
-     * A request.
-     *
-     * @param spine a Parquet or CSV file of (entity, timestamp, labels…)
-     * @param features {@code view:feature}, in output order; their views may be of several
-     *     entities, each read from the spine's column named as the entity
-     * @param timestampColumn the spine's time column
-     * @param sample an entity sample, if any (of the first feature's view's entities)
-     * @param statusColumns whether to add {@code <view>__<feature>__status} after the features
-     * @param incomplete what to do with rows the warehouse cannot answer whole
-     * @param snapshots per table name, the Iceberg snapshot to read it as of (a table not named is
-     *     read as it is now)
-     */
-    public record Request(
-            Path spine,
-            List<FeatureRef> features,
-            String timestampColumn,
-            Optional<Sample> sample,
-            boolean statusColumns,
-            Incomplete incomplete,
-            Map<String, Long> snapshots) {
-
-        public Request {
-            if (features.isEmpty()) {
-                throw new IllegalArgumentException("--features: name at least one view:feature");
-            }
-            features = List.copyOf(features);
-            Objects.requireNonNull(incomplete, "incomplete");
-            snapshots = Map.copyOf(snapshots);
-        }
-
-        /** A request reading every table as it is now. */
-        public Request(
-                Path spine,
-                List<FeatureRef> features,
-                String timestampColumn,
-                Optional<Sample> sample,
-                boolean statusColumns,
-                Incomplete incomplete) {
-            this(spine, features, timestampColumn, sample, statusColumns, incomplete, Map.of());
-        }
-
-        /** A request that refuses rows the warehouse cannot answer whole. */
-        public Request(
-                Path spine,
-                List<FeatureRef> features,
-                String timestampColumn,
-                Optional<Sample> sample,
-                boolean statusColumns) {
-            this(spine, features, timestampColumn, sample, statusColumns, Incomplete.REFUSE);
-        }
-
-        public static Request of(Path spine, List<FeatureRef> features) {
-            return new Request(spine, features, TIMESTAMP_COLUMN, Optional.empty(), false);
-        }
-
-        /** This request with {@code mode} for rows the warehouse cannot answer whole. */
-        public Request withIncomplete(Incomplete mode) {
-            return new Request(
-                    spine, features, timestampColumn, sample, statusColumns, mode, snapshots);
-        }
-
-        /** This request reading each named table as of the given Iceberg snapshot. */
-        public Request asOf(Map<String, Long> pins) {
-            return new Request(
-                    spine, features, timestampColumn, sample, statusColumns, incomplete, pins);
-        }
-    }
-
-    /**
-     * What a build did.
-     *
-     * @param digest the artifact's address
-     * @param data the artifact's directory (on an object store, prefix) of Parquet part files,
-     *     ranges of the spine's rows in its order ({@link #glob})
-     * @param parts the part files, in spine order
-     * @param reused whether an existing artifact answered the request
-     * @param rows rows in the training set
-     * @param partitions warehouse hours read, as {@code table/dt=…/hr=…} (when reused: those the
-     *     spine's time range could read)
-     * @param filesRead bucket files read (0 when reused)
-     * @param statuses per {@code view:feature}, how many values had each status (empty when reused)
-     * @param snapshots per table read, the Iceberg snapshot its files came from (empty without a
-     *     catalog)
-     */
-    public record Result(
-            String digest,
-            URI data,
-            List<URI> parts,
-            boolean reused,
-            long rows,
-            List<String> partitions,
-            List<URI> filesRead,
-            Map<String, Map<Status, Long>> statuses,
-            Map<String, Long> snapshots) {
-
-        /**
-         * A glob of the part files, for readers such as DuckDB ({@code read_parquet(glob)}): a
-         * local path on a {@code file:} lake, else a URI.
-         */
-        public String glob() {
-            return "file".equals(data.getScheme())
-                    ? Path.of(data).resolve("*.parquet").toString()
-                    : data.toString().replaceAll("/$", "") + "/*.parquet";
-        }
-    }
 
     /** Receives how far a build's job is. */
     @FunctionalInterface
@@ -282,7 +149,7 @@ public final class TrainingSetBuilder {
      * @throws IncompleteDataException when the request refuses rows the warehouse cannot answer
      *     whole and there are some
      */
-    public Result build(Request request) throws IOException {
+    public TrainingSetResult build(TrainingSetRequest request) throws IOException {
         return build(request, true);
     }
 
@@ -292,7 +159,7 @@ public final class TrainingSetBuilder {
      *     directory, {@code data}'s parent; on an object store {@code data}, which the clean-up of
      *     abandoned builds also deletes a day later
      */
-    public Result build(Request request, boolean reuse) throws IOException {
+    public TrainingSetResult build(TrainingSetRequest request, boolean reuse) throws IOException {
         TrainingPlan plan = TrainingPlan.of(config, request);
         String digest = ArtifactStore.digest(request, plan);
         ArtifactStore store = new ArtifactStore(artifacts());
@@ -300,10 +167,10 @@ public final class TrainingSetBuilder {
         if (found.isPresent()) {
             JsonNode manifest = found.get().manifest();
             long incomplete = manifest.path("incomplete_rows").asLong();
-            if (request.incomplete() == Incomplete.REFUSE && incomplete > 0) {
+            if (request.incomplete() == TrainingSetRequest.Incomplete.REFUSE && incomplete > 0) {
                 throw new IncompleteDataException(manifest.path("refusal").asText(), incomplete);
             }
-            return new Result(
+            return new TrainingSetResult(
                     digest,
                     found.get().data(),
                     found.get().parts(),
@@ -338,7 +205,8 @@ public final class TrainingSetBuilder {
                         writer -> {});
                 parts = List.of(empty);
             }
-            if (request.incomplete() == Incomplete.REFUSE && !outcome.incomplete().isEmpty()) {
+            if (request.incomplete() == TrainingSetRequest.Incomplete.REFUSE
+                    && !outcome.incomplete().isEmpty()) {
                 throw new IncompleteDataException(plan.refusal(outcome), outcome.incompleteRows());
             }
         } catch (IOException | RuntimeException e) {
@@ -349,7 +217,7 @@ public final class TrainingSetBuilder {
             throw new IOException("the training-set job failed: " + e.getMessage(), e);
         }
         if (!reuse) {
-            return new Result(
+            return new TrainingSetResult(
                     digest,
                     staging.data(),
                     parts,
@@ -374,7 +242,7 @@ public final class TrainingSetBuilder {
                                                 "training set "
                                                         + digest
                                                         + " has no manifest after its publish"));
-        return new Result(
+        return new TrainingSetResult(
                 digest,
                 published.data(),
                 published.parts(),
@@ -384,39 +252,5 @@ public final class TrainingSetBuilder {
                 outcome.files(),
                 outcome.statuses(),
                 plan.snapshots);
-    }
-
-    /**
-     * Writes a result, read from the lake, to the local {@code out}: a directory (an existing one,
-     * or a path ending in {@code /}) gets its part files, replacing the parts already there; a file
-     * gets them all as one Parquet file, replacing it atomically.
-     */
-    public static void export(Result result, Path out, boolean directory) throws IOException {
-        List<URI> parts = result.parts();
-        if (directory) {
-            Files.createDirectories(out);
-            try (var old = Files.list(out)) {
-                for (Path p :
-                        old.filter(f -> f.getFileName().toString().startsWith("part-")).toList()) {
-                    Files.delete(p);
-                }
-            }
-            for (URI part : parts) {
-                try (InputStream in = LakeFiles.open(part)) {
-                    Files.copy(in, out.resolve(ArtifactStore.name(part)));
-                }
-            }
-            return;
-        }
-        Path parent = out.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        Path tmp = parent.resolve("." + out.getFileName() + ".tmp-" + UUID.randomUUID());
-        try {
-            TrainingSetWriter.concat(parts, tmp);
-            Files.move(
-                    tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
     }
 }

@@ -114,9 +114,9 @@ class S3TrainingSetITCase {
 
     @Test
     void shouldBuildOnS3TheTrainingSetOfAFileLakeAndReuseIt() throws IOException {
-        TrainingSetBuilder.Request request = request(spine("same.parquet", 1, 400));
-        TrainingSetBuilder.Result file = new TrainingSetBuilder(onFile, 2).build(request);
-        TrainingSetBuilder.Result s3 = new TrainingSetBuilder(onS3, 2).build(request);
+        TrainingSetRequest request = request(spine("same.parquet", 1, 400));
+        TrainingSetResult file = new TrainingSetBuilder(onFile, 2).build(request);
+        TrainingSetResult s3 = new TrainingSetBuilder(onS3, 2).build(request);
         // The same warehouse manifests, byte for byte, so the same address.
         assertThat(s3.digest()).isEqualTo(file.digest());
         assertThat(s3.reused()).isFalse();
@@ -143,14 +143,14 @@ class S3TrainingSetITCase {
         assertSameRows(fromS3, fromFile);
         assertDefinition(fromS3, 400);
         Path dir = local.resolve("s3-lake-parts");
-        TrainingSetBuilder.export(s3, dir, true);
+        s3.export(dir, true);
         try (Stream<Path> parts = Files.list(dir)) {
             assertThat(parts.map(p -> p.getFileName().toString()).sorted().toList())
                     .isEqualTo(s3.parts().stream().map(ArtifactStore::name).toList());
         }
         assertSameRows(dir.resolve("*.parquet"), fromFile);
 
-        TrainingSetBuilder.Result again = new TrainingSetBuilder(onS3, 2).build(request);
+        TrainingSetResult again = new TrainingSetBuilder(onS3, 2).build(request);
         assertThat(again.reused()).isTrue();
         assertThat(again.filesRead()).isEmpty();
         assertThat(again.digest()).isEqualTo(s3.digest());
@@ -163,7 +163,7 @@ class S3TrainingSetITCase {
     @Test
     void shouldPublishNothingWhenABuildDiesBeforeItsManifestAndBuildItWhenRunAgain(
             @InjectClusterClient ClusterClient<?> flink) throws Exception {
-        TrainingSetBuilder.Request request = request(spine("crashed.parquet", 2, 300));
+        TrainingSetRequest request = request(spine("crashed.parquet", 2, 300));
         String digest = ArtifactStore.digest(request, TrainingPlan.of(onS3, request));
         ArtifactStore store = new ArtifactStore(new TrainingSetBuilder(onS3, 1).artifacts());
         // The process dies once its job has written every part, before the manifest: an Error
@@ -193,7 +193,7 @@ class S3TrainingSetITCase {
                                         .contains(digest)
                                         .contains(prefix));
 
-        TrainingSetBuilder.Result built = new TrainingSetBuilder(onS3, 2).build(request);
+        TrainingSetResult built = new TrainingSetBuilder(onS3, 2).build(request);
         assertThat(built.reused()).isFalse();
         assertThat(built.digest()).isEqualTo(digest);
         assertThat(built.rows()).isEqualTo(300);
@@ -217,7 +217,7 @@ class S3TrainingSetITCase {
         // The crashed build's parts and every marker are gone; the published build keeps its parts.
         assertThat(objects(artifact)).containsExactlyInAnyOrderElementsOf(published);
         assertThat(markers()).isEmpty();
-        TrainingSetBuilder.Result reused = new TrainingSetBuilder(onS3, 1).build(request);
+        TrainingSetResult reused = new TrainingSetBuilder(onS3, 1).build(request);
         assertThat(reused.reused()).isTrue();
         assertThat(Files.mismatch(export(reused, "reused.parquet"), fromS3)).isEqualTo(-1);
     }
@@ -247,8 +247,8 @@ class S3TrainingSetITCase {
                             64L << 20,
                             new IcebergHours(catalog.table(table), table));
             hours = compactAll(compactor);
-            TrainingSetBuilder.Request request = request(spine("pinned.parquet", 3, 300));
-            TrainingSetBuilder.Result first = new TrainingSetBuilder(lake, 2).build(request);
+            TrainingSetRequest request = request(spine("pinned.parquet", 3, 300));
+            TrainingSetResult first = new TrainingSetBuilder(lake, 2).build(request);
             long read = first.snapshots().get(table.name());
             assertThat(first.snapshots()).containsOnlyKeys(table.name());
             assertThat(read).isEqualTo(catalog.table(table).currentSnapshot().snapshotId());
@@ -299,13 +299,13 @@ class S3TrainingSetITCase {
             long now = catalog.table(table).currentSnapshot().snapshotId();
             assertThat(now).isNotEqualTo(read);
 
-            TrainingSetBuilder.Result current = new TrainingSetBuilder(lake, 2).build(request);
+            TrainingSetResult current = new TrainingSetBuilder(lake, 2).build(request);
             assertThat(current.snapshots()).containsEntry(table.name(), now);
             assertThat(current.digest()).isNotEqualTo(first.digest());
             assertThat(rows(export(current, "pinned-now.parquet"))).isNotEqualTo(rows(firstRows));
 
-            TrainingSetBuilder.Request asOf = request.asOf(Map.of(table.name(), read));
-            TrainingSetBuilder.Result again = new TrainingSetBuilder(lake, 2).build(asOf, false);
+            TrainingSetRequest asOf = request.asOf(Map.of(table.name(), read));
+            TrainingSetResult again = new TrainingSetBuilder(lake, 2).build(asOf, false);
             assertThat(again.reused()).isFalse();
             assertThat(again.snapshots()).containsEntry(table.name(), read);
             assertThat(again.digest()).isEqualTo(first.digest());
@@ -390,14 +390,14 @@ class S3TrainingSetITCase {
         }
     }
 
-    private static TrainingSetBuilder.Request request(Path spine) {
-        return new TrainingSetBuilder.Request(
+    private static TrainingSetRequest request(Path spine) {
+        return new TrainingSetRequest(
                 spine,
                 view.features().stream().map(f -> new FeatureRef(view.name(), f.name())).toList(),
                 TrainingSetBuilder.TIMESTAMP_COLUMN,
                 Optional.empty(),
                 true,
-                TrainingSetBuilder.Incomplete.MARK);
+                TrainingSetRequest.Incomplete.MARK);
     }
 
     /**
@@ -427,9 +427,9 @@ class S3TrainingSetITCase {
         return ParquetFiles.write(local.resolve(name), schema, records);
     }
 
-    private static Path export(TrainingSetBuilder.Result result, String name) throws IOException {
+    private static Path export(TrainingSetResult result, String name) throws IOException {
         Path out = local.resolve(name);
-        TrainingSetBuilder.export(result, out, false);
+        result.export(out, false);
         return out;
     }
 

@@ -270,10 +270,10 @@ class SubMillisecondSpineITCase {
      */
     private static void check(Path spine, List<Row> rows, String timeToNanos) throws IOException {
         List<FeatureRef> refs = allFeatures();
-        TrainingSetBuilder.Result result =
+        TrainingSetResult result =
                 new TrainingSetBuilder(config, 2)
                         .build(
-                                new TrainingSetBuilder.Request(
+                                new TrainingSetRequest(
                                         spine, refs, "event_timestamp", Optional.empty(), true));
         assertThat(result.rows()).isEqualTo(rows.size());
         int roundedWrong = 0;

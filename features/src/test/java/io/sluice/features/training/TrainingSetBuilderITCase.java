@@ -148,16 +148,16 @@ class TrainingSetBuilderITCase {
         // Request the features in an order other than the config's.
         List<FeatureRef> refs = new ArrayList<>(allFeatures());
         java.util.Collections.reverse(refs);
-        TrainingSetBuilder.Result result =
+        TrainingSetResult result =
                 new TrainingSetBuilder(config, 2)
                         .build(
-                                new TrainingSetBuilder.Request(
+                                new TrainingSetRequest(
                                         spine,
                                         refs,
                                         "event_timestamp",
                                         Optional.empty(),
                                         true,
-                                        TrainingSetBuilder.Incomplete.MARK));
+                                        TrainingSetRequest.Incomplete.MARK));
         assertThat(result.reused()).isFalse();
         assertThat(result.rows()).isEqualTo(600);
 
@@ -216,9 +216,9 @@ class TrainingSetBuilderITCase {
     void shouldReuseItsArtifactUntilAnInputChanges() throws IOException {
         Path spine = spine("cached.parquet", 2, 100);
         TrainingSetBuilder builder = new TrainingSetBuilder(config, 2);
-        TrainingSetBuilder.Request request = TrainingSetBuilder.Request.of(spine, allFeatures());
-        TrainingSetBuilder.Result first = builder.build(request);
-        TrainingSetBuilder.Result again = builder.build(request);
+        TrainingSetRequest request = TrainingSetRequest.of(spine, allFeatures());
+        TrainingSetResult first = builder.build(request);
+        TrainingSetResult again = builder.build(request);
         assertThat(first.reused()).isFalse();
         assertThat(first.filesRead()).isNotEmpty();
         assertThat(again.reused()).isTrue();
@@ -228,14 +228,12 @@ class TrainingSetBuilderITCase {
         assertThat(Path.of(again.data())).isDirectory();
 
         // Another feature list, another spine, or a changed warehouse hour: a new artifact.
-        TrainingSetBuilder.Result fewer =
-                builder.build(TrainingSetBuilder.Request.of(spine, allFeatures().subList(0, 2)));
+        TrainingSetResult fewer =
+                builder.build(TrainingSetRequest.of(spine, allFeatures().subList(0, 2)));
         assertThat(fewer.reused()).isFalse();
         assertThat(fewer.digest()).isNotEqualTo(first.digest());
-        TrainingSetBuilder.Result otherSpine =
-                builder.build(
-                        TrainingSetBuilder.Request.of(
-                                spine("other.parquet", 3, 100), allFeatures()));
+        TrainingSetResult otherSpine =
+                builder.build(TrainingSetRequest.of(spine("other.parquet", 3, 100), allFeatures()));
         assertThat(otherSpine.digest()).isNotEqualTo(first.digest());
 
         // A new snapshot of the table (an empty commit here, a compaction in practice): a new
@@ -244,11 +242,11 @@ class TrainingSetBuilderITCase {
         try (LakeCatalog catalog = LakeCatalog.open(config)) {
             catalog.table(table).newAppend().commit();
         }
-        TrainingSetBuilder.Result changed = builder.build(request);
+        TrainingSetResult changed = builder.build(request);
         assertThat(changed.reused()).isFalse();
         assertThat(changed.digest()).isNotEqualTo(first.digest());
         assertThat(changed.snapshots().get(table.name())).isNotEqualTo(read);
-        TrainingSetBuilder.Result pinned = builder.build(request.asOf(Map.of(table.name(), read)));
+        TrainingSetResult pinned = builder.build(request.asOf(Map.of(table.name(), read)));
         assertThat(pinned.reused()).isTrue();
         assertThat(pinned.digest()).isEqualTo(first.digest());
         assertThat(pinned.snapshots()).isEqualTo(first.snapshots());
@@ -267,9 +265,9 @@ class TrainingSetBuilderITCase {
         // 20% of 16 buckets: 3 whole buckets and part of a fourth; no other bucket's file is read.
         List<Integer> buckets = sample.buckets(table.buckets());
         assertThat(buckets).hasSize(4);
-        TrainingSetBuilder.Result result =
+        TrainingSetResult result =
                 builder.build(
-                        new TrainingSetBuilder.Request(
+                        new TrainingSetRequest(
                                 spine,
                                 allFeatures(),
                                 "event_timestamp",
@@ -301,9 +299,9 @@ class TrainingSetBuilderITCase {
 
     private static Set<String> sampled(TrainingSetBuilder builder, Path spine, Sample sample)
             throws IOException {
-        TrainingSetBuilder.Result result =
+        TrainingSetResult result =
                 builder.build(
-                        new TrainingSetBuilder.Request(
+                        new TrainingSetRequest(
                                 spine,
                                 allFeatures(),
                                 "event_timestamp",
@@ -337,10 +335,10 @@ class TrainingSetBuilderITCase {
                                 .replace("Z", "")
                         + ",,-2,10001,7\n");
         FeatureRef count = new FeatureRef(view.name(), "purchases_1h");
-        TrainingSetBuilder.Result result =
+        TrainingSetResult result =
                 new TrainingSetBuilder(config, 1)
                         .build(
-                                new TrainingSetBuilder.Request(
+                                new TrainingSetRequest(
                                         csv, List.of(count), "ts", Optional.empty(), false));
         ViewDef def = ViewDef.of(view, table);
         try (DuckDb duck = new DuckDb()) {
@@ -390,7 +388,7 @@ class TrainingSetBuilderITCase {
         assertThatThrownBy(
                         () ->
                                 builder.build(
-                                        new TrainingSetBuilder.Request(
+                                        new TrainingSetRequest(
                                                 spine,
                                                 allFeatures(),
                                                 "label_time",
@@ -401,7 +399,7 @@ class TrainingSetBuilderITCase {
         assertThatThrownBy(
                         () ->
                                 builder.build(
-                                        TrainingSetBuilder.Request.of(
+                                        TrainingSetRequest.of(
                                                 spine,
                                                 List.of(FeatureRef.parse("user_purchases:nope")))))
                 .hasMessageContaining("nope")
@@ -409,17 +407,17 @@ class TrainingSetBuilderITCase {
         assertThatThrownBy(
                         () ->
                                 builder.build(
-                                        TrainingSetBuilder.Request.of(
+                                        TrainingSetRequest.of(
                                                 spine, List.of(FeatureRef.parse("nobody:x")))))
                 .hasMessageContaining("'nobody'");
         Path csv = root.resolve("no-entity.csv");
         Files.writeString(csv, "customer,event_timestamp\nu1,2026-11-20T01:00:00Z\n");
-        assertThatThrownBy(() -> builder.build(TrainingSetBuilder.Request.of(csv, allFeatures())))
+        assertThatThrownBy(() -> builder.build(TrainingSetRequest.of(csv, allFeatures())))
                 .hasMessageContaining("user_id")
                 .hasMessageContaining("customer");
         Path bad = root.resolve("bad-time.csv");
         Files.writeString(bad, "user_id,event_timestamp\nu1,yesterday\n");
-        assertThatThrownBy(() -> builder.build(TrainingSetBuilder.Request.of(bad, allFeatures())))
+        assertThatThrownBy(() -> builder.build(TrainingSetRequest.of(bad, allFeatures())))
                 .hasMessageContaining("row 1")
                 .hasMessageContaining("yesterday");
     }
@@ -434,18 +432,12 @@ class TrainingSetBuilderITCase {
         byte[] manifest = Files.readAllBytes(rawManifest);
         try {
             Files.delete(rawManifest);
-            assertThatThrownBy(
-                            () ->
-                                    builder.build(
-                                            TrainingSetBuilder.Request.of(spine, allFeatures())))
+            assertThatThrownBy(() -> builder.build(TrainingSetRequest.of(spine, allFeatures())))
                     .isInstanceOf(IncompleteDataException.class)
                     .hasMessageContaining(hour)
                     .hasMessageContaining("open");
             Files.write(rawManifest, new String(manifest).replace("{", "{ ").getBytes());
-            assertThatThrownBy(
-                            () ->
-                                    builder.build(
-                                            TrainingSetBuilder.Request.of(spine, allFeatures())))
+            assertThatThrownBy(() -> builder.build(TrainingSetRequest.of(spine, allFeatures())))
                     .hasMessageContaining(hour)
                     .hasMessageContaining("sluice compact");
         } finally {
@@ -467,11 +459,7 @@ class TrainingSetBuilderITCase {
                                             start + HourPartitioner.hourMillis() * 1000)))
                     .commit();
             try {
-                assertThatThrownBy(
-                                () ->
-                                        builder.build(
-                                                TrainingSetBuilder.Request.of(
-                                                        spine, allFeatures())))
+                assertThatThrownBy(() -> builder.build(TrainingSetRequest.of(spine, allFeatures())))
                         .isInstanceOf(IncompleteDataException.class)
                         .hasMessageContaining(
                                 "hour "

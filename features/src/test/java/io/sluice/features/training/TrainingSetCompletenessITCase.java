@@ -188,9 +188,8 @@ class TrainingSetCompletenessITCase {
         return refs;
     }
 
-    private static TrainingSetBuilder.Request request(
-            Path spine, TrainingSetBuilder.Incomplete mode) {
-        return new TrainingSetBuilder.Request(
+    private static TrainingSetRequest request(Path spine, TrainingSetRequest.Incomplete mode) {
+        return new TrainingSetRequest(
                 spine, allFeatures(), "event_timestamp", Optional.empty(), true, mode);
     }
 
@@ -200,7 +199,7 @@ class TrainingSetCompletenessITCase {
      * INCOMPLETE.
      */
     private static Map<String, Long> check(
-            TrainingSetBuilder.Result result, List<Row> rows, Map<String, Long> boundaries) {
+            TrainingSetResult result, List<Row> rows, Map<String, Long> boundaries) {
         Map<String, Long> incomplete = new LinkedHashMap<>();
         boundaries.keySet().forEach(v -> incomplete.put(v, 0L));
         long computed = 0;
@@ -260,9 +259,9 @@ class TrainingSetCompletenessITCase {
     void shouldMarkExactlyTheRowsPastEachViewsWholeDataAndComputeTheRest() throws IOException {
         List<Row> rows = rows(1, 500, START.toEpochMilli() + 8 * HOUR);
         Path spine = spine("marked.parquet", rows);
-        TrainingSetBuilder.Result result =
+        TrainingSetResult result =
                 new TrainingSetBuilder(config, 2)
-                        .build(request(spine, TrainingSetBuilder.Incomplete.MARK));
+                        .build(request(spine, TrainingSetRequest.Incomplete.MARK));
         Map<String, Long> incomplete = check(result, rows, boundary);
         // Rows whole in every view, INCOMPLETE in user_cart only, in user_cart and user_activity,
         // and in all three.
@@ -274,7 +273,7 @@ class TrainingSetCompletenessITCase {
         // The same request again is the same artifact.
         assertThat(
                         new TrainingSetBuilder(config, 1)
-                                .build(request(spine, TrainingSetBuilder.Incomplete.MARK))
+                                .build(request(spine, TrainingSetRequest.Incomplete.MARK))
                                 .reused())
                 .isTrue();
     }
@@ -284,8 +283,8 @@ class TrainingSetCompletenessITCase {
         List<Row> rows = rows(2, 300, START.toEpochMilli() + 8 * HOUR);
         Path spine = spine("refused.parquet", rows);
         TrainingSetBuilder builder = new TrainingSetBuilder(config, 2);
-        TrainingSetBuilder.Request request = TrainingSetBuilder.Request.of(spine, allFeatures());
-        assertThat(request.incomplete()).isEqualTo(TrainingSetBuilder.Incomplete.REFUSE);
+        TrainingSetRequest request = TrainingSetRequest.of(spine, allFeatures());
+        assertThat(request.incomplete()).isEqualTo(TrainingSetRequest.Incomplete.REFUSE);
         List<Path> artifacts = artifacts(builder);
         IncompleteDataException e =
                 catchThrowableOfType(IncompleteDataException.class, () -> builder.build(request));
@@ -355,13 +354,13 @@ class TrainingSetCompletenessITCase {
         rows.add(new Row(users.get(0), until * MS)); // exactly at it: x.ts < 03:00 only
         Path spine = spine("whole.parquet", rows);
         TrainingSetBuilder builder = new TrainingSetBuilder(config, 2);
-        TrainingSetBuilder.Result refused =
-                builder.build(request(spine, TrainingSetBuilder.Incomplete.REFUSE));
+        TrainingSetResult refused =
+                builder.build(request(spine, TrainingSetRequest.Incomplete.REFUSE));
         Map<String, Long> none = new LinkedHashMap<>();
         defs.keySet().forEach(v -> none.put(v, Long.MAX_VALUE));
         check(refused, rows, none);
-        TrainingSetBuilder.Result marked =
-                builder.build(request(spine, TrainingSetBuilder.Incomplete.MARK));
+        TrainingSetResult marked =
+                builder.build(request(spine, TrainingSetRequest.Incomplete.MARK));
         assertThat(marked.reused()).isTrue();
         assertThat(marked.digest()).isEqualTo(refused.digest());
     }
@@ -371,15 +370,15 @@ class TrainingSetCompletenessITCase {
         List<Row> rows = rows(4, 300, START.toEpochMilli() + 8 * HOUR);
         Path spine = spine("healed.parquet", rows);
         TrainingSetBuilder builder = new TrainingSetBuilder(config, 2);
-        TrainingSetBuilder.Result before =
-                builder.build(request(spine, TrainingSetBuilder.Incomplete.MARK));
+        TrainingSetResult before =
+                builder.build(request(spine, TrainingSetRequest.Incomplete.MARK));
         Path activity = raw("page_views", "dt=2026-11-20/hr=04").resolve(HourManifest.NAME);
         try {
             // The hour's landing published again as it was compacted: its warehouse hour is
             // current, and the rows that needed it are answered.
             Files.write(activity, activityManifest);
-            TrainingSetBuilder.Result after =
-                    builder.build(request(spine, TrainingSetBuilder.Incomplete.MARK));
+            TrainingSetResult after =
+                    builder.build(request(spine, TrainingSetRequest.Incomplete.MARK));
             assertThat(after.reused()).isFalse();
             assertThat(after.digest()).isNotEqualTo(before.digest());
             Map<String, Long> healed = new LinkedHashMap<>(boundary);
@@ -388,7 +387,7 @@ class TrainingSetCompletenessITCase {
             assertThatThrownBy(
                             () ->
                                     builder.build(
-                                            request(spine, TrainingSetBuilder.Incomplete.REFUSE)))
+                                            request(spine, TrainingSetRequest.Incomplete.REFUSE)))
                     .isInstanceOf(IncompleteDataException.class)
                     .hasMessageNotContaining("dt=2026-11-20/hr=04");
         } finally {

@@ -171,10 +171,10 @@ class TrainingSetEntitiesITCase {
     @Test
     void shouldReadEachViewsOwnEntityColumnAndEqualTheDefinitionPerView() throws IOException {
         List<Row> rows = rows(1, 600);
-        TrainingSetBuilder.Result result =
+        TrainingSetResult result =
                 new TrainingSetBuilder(config, 2)
                         .build(
-                                new TrainingSetBuilder.Request(
+                                new TrainingSetRequest(
                                         spine("two.parquet", rows),
                                         REFS,
                                         "event_timestamp",
@@ -250,7 +250,7 @@ class TrainingSetEntitiesITCase {
         TrainingPlan plan =
                 TrainingPlan.of(
                         config,
-                        new TrainingSetBuilder.Request(
+                        new TrainingSetRequest(
                                 spine, REFS, "event_timestamp", Optional.empty(), true));
         Path parts = Files.createDirectories(root.resolve("shuffled-parts"));
         List<long[]> progress = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -320,7 +320,7 @@ class TrainingSetEntitiesITCase {
         assertThatThrownBy(
                         () ->
                                 new TrainingSetBuilder(config, 1)
-                                        .build(TrainingSetBuilder.Request.of(csv, REFS)))
+                                        .build(TrainingSetRequest.of(csv, REFS)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no column 'item_id'")
                 .hasMessageContaining("the entity of view " + TestConfigs.ITEM_VIEW)
@@ -334,10 +334,10 @@ class TrainingSetEntitiesITCase {
         Instant t = Instant.ofEpochMilli(first.ts() + 1);
         Path csv = root.resolve("empty-item.csv");
         Files.writeString(csv, "user_id,item_id,event_timestamp\n" + user + ",," + t + "\n");
-        TrainingSetBuilder.Result result =
+        TrainingSetResult result =
                 new TrainingSetBuilder(config, 1)
                         .build(
-                                new TrainingSetBuilder.Request(
+                                new TrainingSetRequest(
                                         csv, REFS, "event_timestamp", Optional.empty(), true));
         try (DuckDb duck = new DuckDb()) {
             Map<String, Object> row =
@@ -355,10 +355,10 @@ class TrainingSetEntitiesITCase {
         List<Row> rows = rows(2, 400);
         Sample sample = new Sample(0.25, 3);
         TableConfig itemTable = config.table("item_purchases").orElseThrow();
-        TrainingSetBuilder.Result result =
+        TrainingSetResult result =
                 new TrainingSetBuilder(config, 2)
                         .build(
-                                new TrainingSetBuilder.Request(
+                                new TrainingSetRequest(
                                         spine("sampled.parquet", rows),
                                         REFS,
                                         "event_timestamp",
