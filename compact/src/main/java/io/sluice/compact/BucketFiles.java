@@ -104,7 +104,7 @@ final class BucketFiles {
                 bucket,
                 rows,
                 Files.size(dir.resolve(name)),
-                HourRows.jsonKey(firstKey),
-                HourRows.jsonKey(lastKey));
+                RowValues.jsonKey(firstKey),
+                RowValues.jsonKey(lastKey));
     }
 }

@@ -177,7 +177,7 @@ final class HourRows {
             ranks.putIfAbsent(row.key, 0);
         }
         List<Object> keys = new ArrayList<>(ranks.keySet());
-        keys.sort(HourRows::compareValues);
+        keys.sort(RowValues::compareValues);
         for (int i = 0; i < keys.size(); i++) {
             ranks.put(keys.get(i), i);
         }
@@ -197,7 +197,7 @@ final class HourRows {
                 if (c != 0) {
                     return c;
                 }
-                c = compareValues(id(a), id(b));
+                c = RowValues.compareValues(id(a), id(b));
                 return c != 0 ? c : Long.compare(a.seq, b.seq);
             };
 
@@ -270,7 +270,7 @@ final class HourRows {
                 if (c != 0) {
                     return c;
                 }
-                c = compareValues(a.key, b.key);
+                c = RowValues.compareValues(a.key, b.key);
                 if (c != 0) {
                     return c;
                 }
@@ -278,7 +278,7 @@ final class HourRows {
                 if (c != 0) {
                     return c;
                 }
-                c = compareValues(id(a), id(b));
+                c = RowValues.compareValues(id(a), id(b));
                 return c != 0 ? c : Long.compare(a.seq, b.seq);
             };
 
@@ -294,58 +294,6 @@ final class HourRows {
         return idReaders.get().read(row.payload);
     }
 
-    /** A JSON-friendly key: strings as {@link String}. */
-    static Object jsonKey(Object key) {
-        return key instanceof Utf8 ? key.toString() : key;
-    }
-
-    /** Strings compare by their UTF-8 bytes, the order of Parquet statistics and DuckDB. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static int compareValues(Object a, Object b) {
-        return ((Comparable) a).compareTo(b);
-    }
-
-    /** A key that outlives the reader's reused record; strings become {@link Utf8}. */
-    static Object stable(Object value) {
-        if (value instanceof Utf8 utf8) {
-            return new Utf8(utf8);
-        }
-        if (value instanceof CharSequence chars) {
-            return new Utf8(chars.toString());
-        }
-        return value;
-    }
-
-    /**
-     * A 64-bit hash of an id (FNV-1a over its UTF-8 bytes, then Murmur3's finaliser); integer ids
-     * are their own hash. Collisions cost an exact comparison, never a wrong answer.
-     */
-    static long hash64(Object id) {
-        if (id instanceof Number n) {
-            return n.longValue();
-        }
-        byte[] bytes;
-        int length;
-        if (id instanceof Utf8 utf8) {
-            bytes = utf8.getBytes();
-            length = utf8.getByteLength();
-        } else {
-            bytes = id.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            length = bytes.length;
-        }
-        long h = 0xcbf29ce484222325L;
-        for (int i = 0; i < length; i++) {
-            h ^= bytes[i] & 0xff;
-            h *= 0x100000001b3L;
-        }
-        h ^= h >>> 33;
-        h *= 0xff51afd7ed558ccdL;
-        h ^= h >>> 33;
-        h *= 0xc4ceb9fe1a85ec53L;
-        h ^= h >>> 33;
-        return h;
-    }
-
     /** Reads just the id of an encoded row; one per thread. */
     private final class IdReader {
         private final GenericDatumReader<GenericData.Record> reader =
@@ -355,7 +303,7 @@ final class HourRows {
         Object read(byte[] payload) {
             decoder = DecoderFactory.get().binaryDecoder(payload, decoder);
             try {
-                return stable(reader.read(null, decoder).get(0));
+                return RowValues.stable(reader.read(null, decoder).get(0));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

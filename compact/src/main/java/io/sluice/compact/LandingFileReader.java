@@ -159,7 +159,7 @@ final class LandingFileReader {
                     // all.
                     keys.clear();
                 }
-                key = HourRows.stable(rawKey);
+                key = RowValues.stable(rawKey);
                 keys.put(key, key);
             }
             count++;
@@ -168,7 +168,7 @@ final class LandingFileReader {
                             payload,
                             key,
                             time,
-                            HourRows.hash64(id),
+                            RowValues.hash64(id),
                             HiveBucketing.bucket(key, table.buckets()),
                             seq++));
         }

@@ -45,7 +45,7 @@ final class SpillCodec {
         int bucket = in.readInt();
         Object key = keyReader.read(null, in);
         if (!(key instanceof Utf8)) {
-            key = HourRows.stable(key);
+            key = RowValues.stable(key);
         }
         int length = in.readInt();
         byte[] payload = new byte[length];

@@ -158,7 +158,7 @@ class HourRowsTest {
         assertThat(decode(row.payload)).isEqualTo(record);
         assertThat(row.key.toString()).isEqualTo(record.get(purchases.key()).toString());
         assertThat(row.time).isEqualTo(record.get(purchases.eventTime()));
-        assertThat(row.idHash).isEqualTo(HourRows.hash64(record.get(purchases.id())));
+        assertThat(row.idHash).isEqualTo(RowValues.hash64(record.get(purchases.id())));
         assertThat(row.bucket)
                 .isEqualTo(HiveBucketing.bucket(row.key, purchases.buckets()))
                 .isBetween(0, purchases.buckets() - 1);
