@@ -4,6 +4,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.LakeFiles;
+import io.sluice.lake.ParquetFiles;
 import io.sluice.lake.WarehouseHours;
 import io.sluice.lake.WarehouseManifest;
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.iceberg.DataFile;
+import org.apache.parquet.io.InputFile;
 
 /**
  * The warehouse hours of a table as Sluice's readers plan from them (the training-set builder,
@@ -51,6 +53,14 @@ public final class WarehouseSnapshot implements Serializable {
      * @param location its full location in the Hive layout
      */
     public record File(String location, int bucket, long rows, long bytes) implements Serializable {
+
+        /**
+         * The file as parquet-java reads it, with its length from the snapshot rather than asked of
+         * the file system ({@link ParquetFiles#parquetInput(URI, long)}).
+         */
+        public InputFile parquetInput() throws IOException {
+            return ParquetFiles.parquetInput(URI.create(location), bytes);
+        }
 
         /** The file's name: the last segment of its location. */
         public String name() {

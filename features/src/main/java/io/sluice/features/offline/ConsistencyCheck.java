@@ -16,10 +16,8 @@ import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
-import io.sluice.lake.ParquetFiles;
 import io.sluice.lake.WarehouseHours;
 import java.io.IOException;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -204,8 +202,7 @@ public final class ConsistencyCheck {
             file.getValue().forEach(sample -> entities.add(sample.entity));
             WarehouseEvents.scan(
                     table,
-                    ParquetFiles.parquetInput(
-                            URI.create(file.getKey().location()), file.getKey().bytes()),
+                    file.getKey().parquetInput(),
                     view,
                     entities,
                     (entity, event) -> {
@@ -286,9 +283,7 @@ public final class ConsistencyCheck {
             keys = new ArrayList<>();
             try (ParquetReader<GenericRecord> reader =
                     AvroParquetReader.<GenericRecord>builder(
-                                    ParquetFiles.parquetInput(
-                                            URI.create(file.location()), file.bytes()),
-                                    new PlainParquetConfiguration())
+                                    file.parquetInput(), new PlainParquetConfiguration())
                             .withDataModel(GenericData.get())
                             .build()) {
                 GenericRecord r;

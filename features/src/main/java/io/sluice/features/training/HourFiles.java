@@ -2,10 +2,8 @@ package io.sluice.features.training;
 
 import io.sluice.catalog.WarehouseSnapshot;
 import io.sluice.lake.HourPartitioner;
-import io.sluice.lake.ParquetFiles;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.NoSuchFileException;
 import java.util.HashMap;
 import java.util.List;
@@ -52,7 +50,7 @@ final class HourFiles {
     /** Opens {@code file} of the hour starting at {@code hourStart} to read. */
     InputFile open(WarehouseSnapshot.File file, long hourStart) throws IOException {
         try {
-            InputFile input = ParquetFiles.parquetInput(URI.create(file.location()), file.bytes());
+            InputFile input = file.parquetInput();
             input.getLength(); // a local file's is read here: one that is gone fails now
             return input;
         } catch (FileNotFoundException | NoSuchFileException gone) {
