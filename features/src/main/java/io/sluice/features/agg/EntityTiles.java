@@ -101,7 +101,7 @@ public final class EntityTiles implements Windows.TileReader {
 
     @Override
     public long[] fineStarts(long from, long to, long step) {
-        return Windows.keys(tiles.subMap(from, true, to, false).keySet());
+        return TileStarts.keys(tiles.subMap(from, true, to, false).keySet());
     }
 
     @Override
@@ -127,7 +127,7 @@ public final class EntityTiles implements Windows.TileReader {
             starts.add(start);
             fine = tiles.ceilingKey(start + step);
         }
-        return Windows.keys(starts);
+        return TileStarts.keys(starts);
     }
 
     @Override

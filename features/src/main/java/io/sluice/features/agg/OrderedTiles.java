@@ -74,7 +74,7 @@ public final class OrderedTiles implements Windows.TileReader {
             tiles.add(Tile.ofOrdered(start, new ArrayList<>(events.subList(i, end))));
             i = end;
         }
-        return new OrderedTiles(tile, coarse, Windows.keys(starts), tiles.toArray(new Tile[0]));
+        return new OrderedTiles(tile, coarse, TileStarts.keys(starts), tiles.toArray(new Tile[0]));
     }
 
     /** Whether {@code events} are in strictly ascending (time, id) order. */
@@ -128,8 +128,8 @@ public final class OrderedTiles implements Windows.TileReader {
     /** The merge of the fine tiles in {@code [start, start + size)}, in ascending order. */
     private Partial merged(long start, long size, int key, FeatureDef feature) {
         Partial p = new Partial();
-        int end = Windows.lowerBound(starts, 0, start + size);
-        for (int i = Windows.lowerBound(starts, 0, start); i < end; i++) {
+        int end = TileStarts.lowerBound(starts, 0, start + size);
+        for (int i = TileStarts.lowerBound(starts, 0, start); i < end; i++) {
             p.merge(fineAt(i, key, feature));
         }
         return p;
@@ -174,7 +174,7 @@ public final class OrderedTiles implements Windows.TileReader {
 
     @Override
     public long[] fineStarts(long from, long to, long step) {
-        return Windows.between(starts, from, to);
+        return TileStarts.between(starts, from, to);
     }
 
     @Override
@@ -194,14 +194,14 @@ public final class OrderedTiles implements Windows.TileReader {
     private long[] holding(long from, long to, long step) {
         long[] found = NONE;
         int n = 0;
-        int i = Windows.lowerBound(starts, 0, from);
+        int i = TileStarts.lowerBound(starts, 0, from);
         while (i < starts.length && starts[i] < to) {
             long start = Windows.floor(starts[i], step);
             if (n == found.length) {
                 found = Arrays.copyOf(found, Math.max(4, 2 * n));
             }
             found[n++] = start;
-            i = Windows.lowerBound(starts, i, start + step);
+            i = TileStarts.lowerBound(starts, i, start + step);
         }
         return n == found.length ? found : Arrays.copyOf(found, n);
     }

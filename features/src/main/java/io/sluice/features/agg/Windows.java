@@ -1,8 +1,6 @@
 package io.sluice.features.agg;
 
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 
@@ -53,17 +51,17 @@ public final class Windows {
          * empty partial merges as nothing, so skipping one never changes a value.
          */
         default long[] fineStarts(long from, long to, long step) {
-            return everyOf(from, to, step);
+            return TileStarts.everyOf(from, to, step);
         }
 
         /** As {@link #fineStarts}, for the coarse tiles in {@code [from, to)}. */
         default long[] coarseStarts(long from, long to, long step) {
-            return everyOf(from, to, step);
+            return TileStarts.everyOf(from, to, step);
         }
 
         /** As {@link #fineStarts}, for the mid tiles in {@code [from, to)}. */
         default long[] midStarts(long from, long to, long step) {
-            return everyOf(from, to, step);
+            return TileStarts.everyOf(from, to, step);
         }
     }
 
@@ -88,58 +86,6 @@ public final class Windows {
             }
         }
         return tile * best;
-    }
-
-    /** Every multiple of {@code step} in {@code [from, to)}, {@code from} being one. */
-    static long[] everyOf(long from, long to, long step) {
-        long[] starts = new long[(int) Math.max(0, -Math.floorDiv(from - to, step))];
-        for (int i = 0; i < starts.length; i++) {
-            starts[i] = from + i * step;
-        }
-        return starts;
-    }
-
-    /** The first index of {@code sorted} from {@code from} on whose value is at least {@code v}. */
-    public static int lowerBound(long[] sorted, int from, long v) {
-        int lo = from;
-        int hi = sorted.length;
-        while (lo < hi) {
-            int m = (lo + hi) >>> 1;
-            if (sorted[m] < v) {
-                lo = m + 1;
-            } else {
-                hi = m;
-            }
-        }
-        return lo;
-    }
-
-    /** The values of ascending {@code sorted} in {@code [from, to)}. */
-    public static long[] between(long[] sorted, long from, long to) {
-        int lo = lowerBound(sorted, 0, from);
-        int hi = lowerBound(sorted, lo, to);
-        return lo >= hi ? NO_STARTS : Arrays.copyOfRange(sorted, lo, hi);
-    }
-
-    private static final long[] NO_STARTS = new long[0];
-
-    /** {@code starts} as an array, in their order. */
-    public static long[] keys(Collection<Long> starts) {
-        long[] keys = new long[starts.size()];
-        int i = 0;
-        for (long s : starts) {
-            keys[i++] = s;
-        }
-        return keys;
-    }
-
-    /** {@link #everyOf} as a list. */
-    static List<Long> every(long from, long to, long step) {
-        List<Long> starts = new ArrayList<>();
-        for (long s = from; s < to; s += step) {
-            starts.add(s);
-        }
-        return starts;
     }
 
     /**
@@ -167,21 +113,21 @@ public final class Windows {
 
         /** The starts of its fine tiles, ascending. */
         public List<Long> fine() {
-            List<Long> fine = every(from, midFrom, tileSize);
-            fine.addAll(every(midTo, to, tileSize));
+            List<Long> fine = TileStarts.every(from, midFrom, tileSize);
+            fine.addAll(TileStarts.every(midTo, to, tileSize));
             return fine;
         }
 
         /** The starts of its mid tiles, ascending. */
         public List<Long> mid() {
-            List<Long> mid = every(midFrom, coarseFrom, midSize);
-            mid.addAll(every(coarseTo, midTo, midSize));
+            List<Long> mid = TileStarts.every(midFrom, coarseFrom, midSize);
+            mid.addAll(TileStarts.every(coarseTo, midTo, midSize));
             return mid;
         }
 
         /** The starts of its coarse tiles, ascending. */
         public List<Long> coarse() {
-            return every(coarseFrom, coarseTo, coarseSize);
+            return TileStarts.every(coarseFrom, coarseTo, coarseSize);
         }
 
         /** The start of the fine tile its head is cut from. */

@@ -4,6 +4,7 @@ import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.Tile;
 import io.sluice.features.agg.TileCodec;
+import io.sluice.features.agg.TileStarts;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import java.util.Arrays;
@@ -98,7 +99,7 @@ final class FetchedTiles implements Windows.TileReader {
 
         /** The index of the first start at or after {@code from}. */
         int from(long from) {
-            return Windows.lowerBound(starts, 0, from);
+            return TileStarts.lowerBound(starts, 0, from);
         }
 
         /** The index of the tile starting at {@code start}, or a negative number. */
@@ -214,16 +215,16 @@ final class FetchedTiles implements Windows.TileReader {
 
     @Override
     public long[] fineStarts(long from, long to, long step) {
-        return Windows.between(fine.starts, from, to);
+        return TileStarts.between(fine.starts, from, to);
     }
 
     @Override
     public long[] coarseStarts(long from, long to, long step) {
-        return Windows.between(coarse.starts, from, to);
+        return TileStarts.between(coarse.starts, from, to);
     }
 
     @Override
     public long[] midStarts(long from, long to, long step) {
-        return Windows.between(mid.starts, from, to);
+        return TileStarts.between(mid.starts, from, to);
     }
 }
