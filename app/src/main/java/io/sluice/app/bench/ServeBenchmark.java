@@ -175,7 +175,7 @@ public final class ServeBenchmark {
      * The kernel's TCP congestion control, which shapes the loopback connection to Redis: on a
      * machine whose default is {@code bbr}, 100-entity reads stalled about 40 ms now and then until
      * the store's connection acknowledged at once ({@code QuickAck}), which {@code cubic} did not
-     * show (README, "Where the 100-entity tail came from").
+     * show (docs/performance.md, "Where the 100-entity tail came from").
      */
     static String congestionControl() {
         try {

@@ -42,8 +42,8 @@ public final class OnlineSink implements Sink<TileUpdate> {
      * Tiles per write batch to SQLite, whose one file takes one writer: a transaction's cost is
      * mostly the pages it writes to the write-ahead log, which rows of one batch share. On one
      * writer thread an upsert took 55–62 µs in batches of 1,000 and 36–41 µs in batches of 10,000,
-     * and that writer bounds the throughput job of {@code bench features} (README, "Where the
-     * features job's time goes"). A batch still goes out every flush interval.
+     * and that writer bounds the throughput job of {@code bench features} (docs/performance.md,
+     * "What bounds the throughput job"). A batch still goes out every flush interval.
      */
     static final int SQLITE_MAX_BATCH = 10_000;
 

@@ -19,8 +19,8 @@ import jdk.net.ExtendedSocketOptions;
  * Linux's {@code bbr} congestion control it often did), the rest of the answer waits for the timer.
  * On one machine this put the p99 of a 100-entity read at 50 requests a second at 45 ms instead of
  * under 10, and the features job's freshness at 20,000 events a second at 3 s instead of under 1
- * (see the README's benchmarks). A client that sends its next command as soon as an answer arrives
- * is not affected.
+ * (see docs/performance.md, "Where the 100-entity tail came from"). A client that sends its next
+ * command as soon as an answer arrives is not affected.
  *
  * <p>Linux's {@code TCP_QUICKACK} is not sticky: the kernel goes back to delaying acknowledgements
  * when the connection looks interactive, as a request-response connection does. So the option is
