@@ -66,8 +66,10 @@ final class FeaturesCommand extends StreamingJobCommand {
     @Option(
             names = "--online",
             description =
-                    "Serve from this Redis (redis://host:port) instead of the config's online"
-                            + " store: how a deployment points the job at the cluster's Redis.")
+                    "Serve from this Redis (redis://host:port, or a cluster's seed nodes as"
+                            + " redis-cluster://host:port,host:port) instead of the config's"
+                            + " online store: how a deployment points the job at the cluster's"
+                            + " Redis.")
     URI online;
 
     @Override
@@ -75,15 +77,10 @@ final class FeaturesCommand extends StreamingJobCommand {
         if (online == null) {
             return config;
         }
-        if (!("redis".equals(online.getScheme()) || "rediss".equals(online.getScheme()))
-                || online.getHost() == null) {
-            throw new IllegalArgumentException(
-                    "--online: must be a redis:// or rediss:// URI with a host, got " + online);
-        }
         return new SluiceConfig(
                 config.kafka(),
                 config.storage(),
-                new OnlineConfig(io.sluice.config.OnlineStoreType.REDIS, online),
+                OnlineConfig.redis("--online", online),
                 config.checkpoint(),
                 config.tables(),
                 config.featureViews());

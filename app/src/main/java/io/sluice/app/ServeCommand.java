@@ -1,7 +1,6 @@
 package io.sluice.app;
 
 import io.sluice.config.OnlineConfig;
-import io.sluice.config.OnlineStoreType;
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
@@ -46,7 +45,9 @@ final class ServeCommand implements Callable<Integer> {
     @Option(
             names = "--online",
             description =
-                    "Read this Redis (redis://host:port) instead of the config's online store.")
+                    "Read this Redis (redis://host:port, or a cluster's seed nodes as"
+                            + " redis-cluster://host:port,host:port) instead of the config's"
+                            + " online store.")
     URI online;
 
     @Option(
@@ -124,12 +125,7 @@ final class ServeCommand implements Callable<Integer> {
         SluiceConfig cfg = config.load();
         OnlineConfig onlineConfig = cfg.online();
         if (online != null) {
-            if (!("redis".equals(online.getScheme()) || "rediss".equals(online.getScheme()))
-                    || online.getHost() == null) {
-                throw new IllegalArgumentException(
-                        "--online: must be a redis:// or rediss:// URI with a host, got " + online);
-            }
-            onlineConfig = new OnlineConfig(OnlineStoreType.REDIS, online);
+            onlineConfig = OnlineConfig.redis("--online", online);
         }
         if (cfg.featureViews().isEmpty()) {
             throw new IllegalArgumentException(config + " defines no feature_views to serve");

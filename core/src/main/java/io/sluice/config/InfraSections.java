@@ -18,10 +18,6 @@ import java.util.regex.Pattern;
  */
 final class InfraSections {
 
-    /** {@code [user:password@]host:port[,host:port…]}: a Redis Cluster's seed nodes. */
-    private static final Pattern CLUSTER_SEEDS =
-            Pattern.compile("([^@]*@)?[^,@/:]+:[0-9]+(,[^,@/:]+:[0-9]+)*");
-
     private static final Pattern HOST_PORT =
             Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+):(\\d{1,5})");
 
@@ -152,21 +148,8 @@ final class InfraSections {
         } catch (URISyntaxException e) {
             // Fall through: the message below does not echo the value, which may hold a password.
         }
-        boolean server =
-                uri != null
-                        && ("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme()))
-                        && uri.getHost() != null;
-        boolean cluster =
-                uri != null
-                        && ("redis-cluster".equals(uri.getScheme())
-                                || "rediss-cluster".equals(uri.getScheme()))
-                        && uri.getRawAuthority() != null
-                        && CLUSTER_SEEDS.matcher(uri.getRawAuthority()).matches();
-        if (!server && !cluster) {
-            m.report(
-                    "uri",
-                    "must be a redis:// or rediss:// URI with a host, or a Redis Cluster's seed"
-                            + " nodes as redis-cluster://host:port,host:port");
+        if (!OnlineConfig.isRedisUri(uri)) {
+            m.report("uri", OnlineConfig.REDIS_URI_RULE);
             return null;
         }
         return valid ? uri : null;

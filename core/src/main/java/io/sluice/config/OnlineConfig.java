@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * Where served feature values are written. One URI covers both backends, so callers switch on
@@ -16,6 +17,16 @@ import java.util.Objects;
  */
 public record OnlineConfig(OnlineStoreType store, URI uri, String unsetReason)
         implements Serializable {
+
+    /** What a Redis store's URI must be, for messages about one that is not. */
+    public static final String REDIS_URI_RULE =
+            "must be a redis:// or rediss:// URI with a host, or a Redis Cluster's seed nodes as"
+                    + " redis-cluster://host:port,host:port";
+
+    /** {@code [user:password@]host:port[,host:port…]}: a Redis Cluster's seed nodes. */
+    private static final Pattern CLUSTER_SEEDS =
+            Pattern.compile("([^@]*@)?[^,@/:]+:[0-9]+(,[^,@/:]+:[0-9]+)*");
+
     public OnlineConfig {
         Objects.requireNonNull(store, "store");
         if (uri == null && unsetReason == null) {
@@ -33,6 +44,37 @@ public record OnlineConfig(OnlineStoreType store, URI uri, String unsetReason)
      */
     public static OnlineConfig unset(String reason) {
         return new OnlineConfig(OnlineStoreType.SQLITE, null, reason);
+    }
+
+    /**
+     * Whether {@code uri} names a Redis store: one server ({@code redis://} or {@code rediss://}
+     * with a host) or a cluster's seed nodes ({@code redis-cluster://} or {@code
+     * rediss-cluster://host:port,host:port}).
+     */
+    public static boolean isRedisUri(URI uri) {
+        if (uri == null) {
+            return false;
+        }
+        String scheme = uri.getScheme();
+        if ("redis".equals(scheme) || "rediss".equals(scheme)) {
+            return uri.getHost() != null;
+        }
+        return ("redis-cluster".equals(scheme) || "rediss-cluster".equals(scheme))
+                && uri.getRawAuthority() != null
+                && CLUSTER_SEEDS.matcher(uri.getRawAuthority()).matches();
+    }
+
+    /**
+     * The Redis store a command-line option names, as {@code online.uri} would.
+     *
+     * @throws IllegalArgumentException naming {@code option} if {@code uri} is not a Redis store's
+     *     URI (without repeating it, which may hold a password)
+     */
+    public static OnlineConfig redis(String option, URI uri) {
+        if (!isRedisUri(uri)) {
+            throw new IllegalArgumentException(option + ": " + REDIS_URI_RULE);
+        }
+        return new OnlineConfig(OnlineStoreType.REDIS, uri);
     }
 
     /** Whether a store is configured. */

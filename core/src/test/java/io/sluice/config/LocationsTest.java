@@ -152,6 +152,26 @@ class LocationsTest {
     }
 
     @Test
+    void shouldTakeTheSameRedisUrisFromAnOptionAsFromTheFile() {
+        URI cluster = URI.create("rediss-cluster://user:pw@10.0.0.1:6379,10.0.0.2:6379");
+        assertThat(OnlineConfig.redis("--online", cluster).uri()).isEqualTo(cluster);
+        assertThat(OnlineConfig.redis("--online", URI.create("redis://cache:6379")).store())
+                .isEqualTo(OnlineStoreType.REDIS);
+        assertThatThrownBy(
+                        () ->
+                                OnlineConfig.redis(
+                                        "--online", URI.create("http://user:secret@cache:6379")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--online: " + OnlineConfig.REDIS_URI_RULE)
+                .message()
+                .doesNotContain("secret");
+        assertThatThrownBy(
+                        () -> OnlineConfig.redis("--online", URI.create("redis-cluster://a:1,b")))
+                .as("a seed without a port")
+                .hasMessageStartingWith("--online: must be");
+    }
+
+    @Test
     void shouldAcceptARedisUri() {
         OnlineConfig online =
                 parse(withOnline("{ store: redis, uri: 'redis://cache:6379/0' }")).online();

@@ -142,7 +142,21 @@ class ServeITCase {
     private void refusesBadRequests() throws Exception {
         String entities = "\"entities\": {\"user_id\": [\"u1\"]}";
         assertRefused(400, post("{\"features\": ["), "the body is not valid JSON");
+        assertRefused(400, post("[1, 2]"), "the body must be a JSON object");
         assertRefused(400, post("{" + entities + "}"), "features: missing");
+        String spend = "{\"features\": [\"user_purchases:spend_24h\"], ";
+        assertRefused(
+                400,
+                post(spend + entities + ", \"full_feature_names\": \"yes\"}"),
+                "full_feature_names: must be true or false");
+        assertRefused(
+                400,
+                post(spend + entities + ", \"at\": \"yesterday\"}"),
+                "at: 'yesterday' is not an ISO instant");
+        assertRefused(
+                400,
+                post(spend + "\"entities\": {\"customer_id\": [\"u1\"]}}"),
+                "entities: 'customer_id' is not the entity of view 'user_purchases'");
         assertRefused(
                 400,
                 post("{\"features\": \"user_purchases:spend_24h\", " + entities + "}"),
