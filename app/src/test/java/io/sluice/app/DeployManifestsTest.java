@@ -63,6 +63,33 @@ class DeployManifestsTest {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+    /**
+     * The jobs that read the tables' topics have no more source readers than any of those topics
+     * has partitions: a reader without one holds the watermark back until the table's idleness.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "production"})
+    void everySourceReaderOfTheJobsHasAPartition(String overlay) throws IOException {
+        Built built = build(K8S.resolve("overlays").resolve(overlay));
+        List<Integer> partitions = new ArrayList<>();
+        for (ObjectNode topic : built.all("KafkaTopic")) {
+            if (!topic.at("/spec/topicName").asText().endsWith(".dlq")) {
+                partitions.add(topic.at("/spec/partitions").asInt());
+            }
+        }
+        assertThat(partitions).as("tables' topics in %s", overlay).hasSize(3);
+        for (String job : List.of("sluice-ingest", "sluice-features")) {
+            int parallelism =
+                    Integer.parseInt(
+                            built.one("FlinkDeployment", job)
+                                    .at("/spec/flinkConfiguration/parallelism.default")
+                                    .asText());
+            assertThat(partitions)
+                    .as("%s's %d readers per topic in %s", job, parallelism, overlay)
+                    .allMatch(p -> p >= parallelism);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"local", "production"})
     void deploymentServiceAndAutoscalerFitTogether(String overlay) throws IOException {
