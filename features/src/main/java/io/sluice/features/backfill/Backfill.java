@@ -65,7 +65,8 @@ public final class Backfill {
     /**
      * The environment for a backfill run from here: in a local MiniCluster, whose task managers
      * take this configuration, a reader closes after {@link #READER_CLOSE_TIMEOUT_MILLIS} at most.
-     * (On a cluster the task managers' own configuration decides; see the README.)
+     * (On a cluster the task managers' own configuration decides; see the README's known
+     * limitations.)
      */
     public static StreamExecutionEnvironment environment() {
         Configuration conf = new Configuration();
