@@ -51,11 +51,6 @@ public final class HiveBucketing {
         return murmur3(utf8, utf8.length);
     }
 
-    /** Bucketing-v2 hash of a STRING key given as the first {@code length} bytes of its UTF-8. */
-    public static int hashUtf8(byte[] utf8, int length) {
-        return murmur3(utf8, length);
-    }
-
     /** Bucketing-v2 hash of an INT key: Murmur3 over its 4 big-endian bytes. */
     public static int hash(int key) {
         // Murmur3 reads its single 4-byte block little-endian, so the big-endian bytes Hive

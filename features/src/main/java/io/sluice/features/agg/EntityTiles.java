@@ -72,11 +72,6 @@ public final class EntityTiles implements Windows.TileReader {
         return tiles;
     }
 
-    /** Drops tiles that end at or before {@code time}. */
-    public void evictBefore(long time) {
-        tiles.headMap(Windows.floor(time, tile) - tile, true).clear();
-    }
-
     /** {@code value(feature, this entity, t)}. */
     public FeatureValue value(FeatureDef feature, long t) {
         return Windows.value(feature, t, tile, coarse, this);
