@@ -13,7 +13,6 @@ import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystem.WriteMode;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.core.fs.RecoverableWriter;
 
 /**
  * Reads and writes lake files through Flink's {@link FileSystem}, so that the same code works on a
@@ -248,13 +247,5 @@ public final class LakeFiles {
         if (!source.getFileSystem().rename(source, new Path(to))) {
             throw new IOException("cannot move " + from + " to " + to);
         }
-    }
-
-    /**
-     * The writer that Flink's file sink uses at {@code location}: on S3, multipart uploads that
-     * become visible only when committed.
-     */
-    public static RecoverableWriter recoverableWriter(URI location) throws IOException {
-        return fileSystem(location).createRecoverableWriter();
     }
 }

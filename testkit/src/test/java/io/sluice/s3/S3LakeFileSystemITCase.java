@@ -212,7 +212,7 @@ class S3LakeFileSystemITCase {
         byte[] first = bytes(FIRST_PART, 11);
         byte[] second = bytes(1000, 12);
 
-        RecoverableWriter writer = LakeFiles.recoverableWriter(target);
+        RecoverableWriter writer = LakeFiles.fileSystem(target).createRecoverableWriter();
         assertThat(writer.supportsResume()).isTrue();
         RecoverableFsDataOutputStream out = writer.open(new org.apache.flink.core.fs.Path(target));
         out.write(first);
@@ -221,7 +221,7 @@ class S3LakeFileSystemITCase {
         assertThat(LakeFiles.exists(target)).isFalse();
         assertThat(onDisk(name)).doesNotExist();
 
-        RecoverableWriter restarted = LakeFiles.recoverableWriter(target);
+        RecoverableWriter restarted = LakeFiles.fileSystem(target).createRecoverableWriter();
         ResumeRecoverable resumable =
                 deserialize(restarted.getResumeRecoverableSerializer(), checkpoint);
         RecoverableFsDataOutputStream resumed = restarted.recover(resumable);
@@ -234,7 +234,7 @@ class S3LakeFileSystemITCase {
 
         // Committed once more after another restart, as the file sink does when a checkpoint
         // completed but its confirmation was lost: it must not write the data twice.
-        RecoverableWriter again = LakeFiles.recoverableWriter(target);
+        RecoverableWriter again = LakeFiles.fileSystem(target).createRecoverableWriter();
         CommitRecoverable recovered =
                 deserialize(again.getCommitRecoverableSerializer(), committable);
         again.recoverForCommit(recovered).commitAfterRecovery();
