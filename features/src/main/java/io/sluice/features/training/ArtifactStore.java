@@ -290,7 +290,7 @@ final class ArtifactStore {
                 .append('\n');
         s.append("status_columns ").append(request.statusColumns()).append('\n');
         for (FeatureRefs.Resolved r : plan.features) {
-            TrainingPlan.View vp = plan.view(r.ref().view());
+            PlannedView vp = plan.view(r.ref().view());
             FeatureDef f = r.feature();
             s.append(
                     String.format(
@@ -318,7 +318,7 @@ final class ArtifactStore {
         // What decides the rows marked INCOMPLETE: per view, the end of its table's whole hours
         // and the hours of the range that are not whole. A request whose rows are all whole gives
         // the same text whether it marks or refuses them, as the same data.
-        for (TrainingPlan.View vp : plan.views) {
+        for (PlannedView vp : plan.views) {
             s.append("coverage ")
                     .append(vp.view.name())
                     .append(" until=")

@@ -12,20 +12,20 @@ import org.apache.parquet.io.InputFile;
 
 /**
  * The bucket files of a view's warehouse hours as a training-set task reads them: from the snapshot
- * the plan read ({@link TrainingPlan.View#snapshot}), the one the artifact is addressed by, never
- * from a listing of the hour, which on an object store holds a superseded version's files next to
- * the current ones for a while. A file that is gone by the time it is read (its hour was compacted
+ * the plan read ({@link PlannedView#snapshot}), the one the artifact is addressed by, never from a
+ * listing of the hour, which on an object store holds a superseded version's files next to the
+ * current ones for a while. A file that is gone by the time it is read (its hour was compacted
  * again and the old version removed) fails the build rather than give an artifact other than its
  * digest says.
  */
 final class HourFiles {
 
-    private final TrainingPlan.View view;
+    private final PlannedView view;
 
     /** Per hour read so far, its files by bucket. */
     private final Map<Long, Map<Integer, WarehouseSnapshot.File>> hours = new HashMap<>();
 
-    HourFiles(TrainingPlan.View view) {
+    HourFiles(PlannedView view) {
         this.view = view;
     }
 

@@ -89,7 +89,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     @Override
     public void open(OpenContext context) {
         warehouses = new HashMap<>();
-        for (TrainingPlan.View vp : group.views()) {
+        for (PlannedView vp : group.views()) {
             warehouses.put(vp.view.name(), new HourFiles(vp));
         }
         files = new HashSet<>();
@@ -138,7 +138,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
             String key = keys.key(r);
             if (key == null) {
                 // No key: no event is its entity's.
-                for (TrainingPlan.View vp : group.views()) {
+                for (PlannedView vp : group.views()) {
                     for (int column : vp.columns) {
                         set(r, column, Windows.notFound());
                     }
@@ -163,7 +163,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     }
 
     private void compute(Chunk chunk, Collector<GenericRecord> out) throws IOException {
-        for (TrainingPlan.View vp : group.views()) {
+        for (PlannedView vp : group.views()) {
             compute(vp, chunk);
         }
         for (GenericRecord r : chunk.rows) {
@@ -173,7 +173,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     }
 
     /** The values of one view for a chunk's rows. */
-    private void compute(TrainingPlan.View vp, Chunk chunk) throws IOException {
+    private void compute(PlannedView vp, Chunk chunk) throws IOException {
         int n = chunk.rows.size();
         boolean[] answered = new boolean[n];
         List<long[]> spans = new ArrayList<>(n);
@@ -217,7 +217,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
             }
             next = Math.max(next, Windows.floor(s[1] - 1, HOUR) + HOUR);
         }
-        TrainingPlan.Merges merges = vp.merges();
+        PlannedView.Merges merges = vp.merges();
         merged = new Partial[merges.merged.size()];
         String current = null;
         OrderedTiles reader = null;
@@ -252,8 +252,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
     }
 
     /** Group {@code g}'s partial at the row with ends {@code tail} and {@code end}, merged once. */
-    private Partial partial(
-            TrainingPlan.View vp, int g, long tail, long end, Windows.TileReader reader) {
+    private Partial partial(PlannedView vp, int g, long tail, long end, Windows.TileReader reader) {
         if (merged[g] == null) {
             FeatureDef f = vp.merges().merged.get(g);
             merged[g] =
@@ -276,7 +275,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
         statusCounts[column][status.ordinal()]++;
     }
 
-    private void incomplete(TrainingPlan.View vp, long hour, Chunk chunk, int i) {
+    private void incomplete(PlannedView vp, long hour, Chunk chunk, int i) {
         String group = vp.view.name() + "\t" + hour;
         missingCounts.computeIfAbsent(group, g -> new long[1])[0]++;
         TreeMap<Long, String> first = examples.computeIfAbsent(group, g -> new TreeMap<>());

@@ -8,7 +8,7 @@ import org.apache.avro.generic.GenericRecord;
 /** How a pass reads a row's key, bucket, time and position. */
 final class SpineKeys implements Serializable {
     private static final long serialVersionUID = 1L;
-    private final TrainingPlan.View first;
+    private final PlannedView first;
     private final int entity;
     private final int time;
     private final int row;

@@ -4,8 +4,6 @@ import io.sluice.catalog.LakeCatalog;
 import io.sluice.catalog.WarehouseSnapshot;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
-import io.sluice.features.agg.FeatureDef;
-import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.online.FeatureRefs;
@@ -37,99 +35,6 @@ final class TrainingPlan {
     /** The internal column carrying each row's position in the spine (from 0). */
     static final String ROW_COLUMN = "__sluice_spine_row";
 
-    /** One requested view: its features, their output columns, its entity and its coverage. */
-    static final class View implements Serializable {
-        private static final long serialVersionUID = 1L;
-
-        final ViewDef view;
-        final TableConfig table;
-        final String entity; // the spine column of its key: the view's entity
-        final List<Integer> columns = new ArrayList<>(); // output feature positions
-        final List<FeatureDef> features = new ArrayList<>();
-        CompleteHours.Coverage coverage;
-
-        /**
-         * What the view's table held over the hours the spine's rows can read, when planned: the
-         * Iceberg snapshot (or manifests) the job reads the hours' files from ({@link HourFiles}).
-         */
-        WarehouseSnapshot snapshot;
-
-        /** The hours the spine's rows can read: from the first's, up to the last row's end. */
-        long first;
-
-        long last;
-
-        View(ViewDef view, TableConfig table, String entity) {
-            this.view = view;
-            this.table = table;
-            this.entity = entity;
-        }
-
-        /**
-         * The first millisecond a row whose time's tail is {@code tail} reads: the start of its
-         * longest window, or of its view's retention, which says whether the entity is known
-         * ({@link Windows#present}).
-         */
-        long from(long tail) {
-            if (read == null) {
-                read = new ArrayList<>(features);
-                read.add(view.presence());
-            }
-            return Windows.start(read, tail, view.tileMillis());
-        }
-
-        private transient List<FeatureDef> read; // the features and the presence count
-
-        private transient Merges merges;
-
-        /** Its features and presence count grouped by what they merge ({@link Merges}). */
-        Merges merges() {
-            if (merges == null) {
-                merges = new Merges(view, features);
-            }
-            return merges;
-        }
-
-        /** The bucket of {@code key} in the view's table. */
-        int bucket(String key) {
-            return TrainingPlan.bucket(table, key);
-        }
-    }
-
-    /**
-     * A view's features and its presence count grouped by (partial key, window): the features of a
-     * group merge the same tiles into the same partial ({@link Windows#partial}), so a row merges
-     * it once and takes each feature's value from it, as the online read does.
-     */
-    static final class Merges {
-        /** One feature of each group: what the group's partial is merged for. */
-        final List<FeatureDef> merged = new ArrayList<>();
-
-        /** The group of each feature, in the view's feature order. */
-        final int[] group;
-
-        /** The presence count's group. */
-        final int presence;
-
-        Merges(ViewDef view, List<FeatureDef> features) {
-            java.util.Map<List<Object>, Integer> groups = new java.util.HashMap<>();
-            group = new int[features.size()];
-            for (int f = 0; f < features.size(); f++) {
-                group[f] = groupOf(groups, features.get(f));
-            }
-            presence = groupOf(groups, view.presence());
-        }
-
-        private int groupOf(java.util.Map<List<Object>, Integer> groups, FeatureDef f) {
-            return groups.computeIfAbsent(
-                    List.of(f.partialKey(), f.windowMillis()),
-                    k -> {
-                        merged.add(f);
-                        return merged.size() - 1;
-                    });
-        }
-    }
-
     /**
      * The views of one entity, computed in one pass of the job: the spine partitioned by the bucket
      * of that entity's key.
@@ -137,7 +42,7 @@ final class TrainingPlan {
      * @param entity the spine column
      * @param views the requested views of that entity
      */
-    record Group(String entity, List<View> views) implements Serializable {
+    record Group(String entity, List<PlannedView> views) implements Serializable {
         /** The table whose buckets partition the pass (the first view's). */
         TableConfig table() {
             return views.get(0).table;
@@ -147,7 +52,7 @@ final class TrainingPlan {
     /** The requested features, resolved, in output order. */
     final List<FeatureRefs.Resolved> features;
 
-    final List<View> views = new ArrayList<>();
+    final List<PlannedView> views = new ArrayList<>();
     final List<Group> groups = new ArrayList<>();
 
     /** The spine's columns, as JSON (Avro schemas ship as text). */
@@ -201,7 +106,7 @@ final class TrainingPlan {
     }
 
     /** The view plan of view {@code name}. */
-    View view(String name) {
+    PlannedView view(String name) {
         return views.stream().filter(v -> v.view.name().equals(name)).findFirst().orElseThrow();
     }
 
@@ -253,17 +158,17 @@ final class TrainingPlan {
     }
 
     private void planViews(SluiceConfig config) {
-        Map<String, View> byName = new LinkedHashMap<>();
+        Map<String, PlannedView> byName = new LinkedHashMap<>();
         for (int i = 0; i < features.size(); i++) {
             FeatureRefs.Resolved r = features.get(i);
             FeatureRef ref = r.ref();
-            View vp =
+            PlannedView vp =
                     byName.computeIfAbsent(
                             r.view().name(),
                             n -> {
                                 var view = config.featureView(n).orElseThrow();
                                 TableConfig table = config.table(view.source()).orElseThrow();
-                                return new View(r.view(), table, view.entity());
+                                return new PlannedView(r.view(), table, view.entity());
                             });
             if (vp.features.contains(r.feature())) {
                 throw new IllegalArgumentException("--features: " + ref + " is named twice");
@@ -272,8 +177,8 @@ final class TrainingPlan {
             vp.columns.add(i);
         }
         views.addAll(byName.values());
-        Map<String, List<View>> byEntity = new LinkedHashMap<>();
-        for (View vp : views) {
+        Map<String, List<PlannedView>> byEntity = new LinkedHashMap<>();
+        for (PlannedView vp : views) {
             byEntity.computeIfAbsent(vp.entity, e -> new ArrayList<>()).add(vp);
         }
         byEntity.forEach((entity, vs) -> groups.add(new Group(entity, List.copyOf(vs))));
@@ -309,8 +214,8 @@ final class TrainingPlan {
      */
     private void planHours(SluiceConfig config, Map<String, Long> pins) throws IOException {
         long hour = HourPartitioner.hourMillis();
-        Map<String, List<View>> byTable = new LinkedHashMap<>();
-        for (View vp : views) {
+        Map<String, List<PlannedView>> byTable = new LinkedHashMap<>();
+        for (PlannedView vp : views) {
             vp.first = rows == 0 ? 0 : Windows.floor(vp.from(firstTail), hour);
             vp.last = rows == 0 ? 0 : lastEnd;
             byTable.computeIfAbsent(vp.table.name(), t -> new ArrayList<>()).add(vp);
@@ -325,7 +230,7 @@ final class TrainingPlan {
             }
         }
         try (LakeCatalog catalog = config.catalog().isEnabled() ? LakeCatalog.open(config) : null) {
-            for (List<View> vs : byTable.values()) {
+            for (List<PlannedView> vs : byTable.values()) {
                 TableConfig table = vs.get(0).table;
                 long from = vs.stream().mapToLong(v -> v.first).min().orElseThrow();
                 long to = vs.stream().mapToLong(v -> v.last).max().orElseThrow();
@@ -341,7 +246,7 @@ final class TrainingPlan {
                             e);
                 }
                 snapshot.snapshotId().ifPresent(id -> snapshots.put(table.name(), id));
-                for (View vp : vs) {
+                for (PlannedView vp : vs) {
                     vp.snapshot = snapshot;
                     vp.coverage = CompleteHours.of(config, table, snapshot, vp.first, vp.last);
                 }
@@ -373,7 +278,7 @@ final class TrainingPlan {
                                         + " part of the data:",
                                 outcome.incompleteRows(), outcome.rows()));
         for (MissingRows m : groups.subList(0, Math.min(GROUPS_SHOWN, groups.size()))) {
-            View vp = view(m.view());
+            PlannedView vp = view(m.view());
             CompleteHours.Coverage c = vp.coverage;
             message.append(
                     String.format(
