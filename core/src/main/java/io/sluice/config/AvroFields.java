@@ -1,6 +1,5 @@
 package io.sluice.config;
 
-import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.avro.LogicalType;
 import org.apache.avro.Schema;
@@ -38,18 +37,9 @@ final class AvroFields {
         return s.getType() == Type.UNION && s.getTypes().stream().anyMatch(AvroFields::isNull);
     }
 
-    /** T for a {@code ["null", T]} union; the schema itself otherwise (including wider unions). */
-    static Schema nonNull(Schema s) {
-        if (s.getType() != Type.UNION) {
-            return s;
-        }
-        List<Schema> rest = s.getTypes().stream().filter(t -> !isNull(t)).toList();
-        return rest.size() == 1 ? rest.get(0) : s;
-    }
-
     /** The value type ignoring nullability, if it is one of {@code types}. */
     static boolean valueTypeIn(Schema s, Type... types) {
-        Type actual = nonNull(s).getType();
+        Type actual = Nullable.valueType(s).getType();
         for (Type t : types) {
             if (t == actual) {
                 return true;
@@ -72,8 +62,9 @@ final class AvroFields {
      * (timestamp-millis)}.
      */
     static String describe(Schema s) {
-        if (isNullable(s) && nonNull(s) != s) {
-            return "nullable " + describe(nonNull(s));
+        Schema value = Nullable.valueType(s);
+        if (isNullable(s) && value != s) {
+            return "nullable " + describe(value);
         }
         String name = s.getType().getName();
         return s.getLogicalType() == null ? name : name + " (" + s.getLogicalType().getName() + ")";

@@ -81,7 +81,7 @@ final class FeatureRules {
         if (agg == Aggregation.AVG) {
             return Kind.FRACTIONAL;
         }
-        return switch (AvroFields.nonNull(fieldSchema).getType()) {
+        return switch (Nullable.valueType(fieldSchema).getType()) {
             case INT, LONG -> Kind.INTEGRAL;
             case FLOAT, DOUBLE -> Kind.FRACTIONAL;
             default -> Kind.TEXT;
@@ -89,7 +89,7 @@ final class FeatureRules {
     }
 
     private static FeatureType sameAsField(Schema fieldSchema) {
-        return switch (AvroFields.nonNull(fieldSchema).getType()) {
+        return switch (Nullable.valueType(fieldSchema).getType()) {
             case INT -> FeatureType.INT;
             case LONG -> FeatureType.LONG;
             case FLOAT -> FeatureType.FLOAT;

@@ -4,7 +4,6 @@ import static io.sluice.event.JsonValues.absent;
 import static io.sluice.event.JsonValues.describe;
 import static io.sluice.event.JsonValues.instant;
 import static io.sluice.event.JsonValues.isTimestamp;
-import static io.sluice.event.JsonValues.singleNonNullBranch;
 import static io.sluice.event.JsonValues.text;
 import static io.sluice.event.JsonValues.unknownField;
 import static io.sluice.event.JsonValues.wrongType;
@@ -17,6 +16,7 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.sluice.config.Nullable;
 import java.io.IOException;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -159,9 +159,9 @@ public final class JsonRecordDecoder implements RecordDecoder {
 
     private Object streamValue(Schema s, JsonParser p, String path)
             throws IOException, InvalidEventException {
-        Schema type = s.getType() == Schema.Type.UNION ? singleNonNullBranch(s) : s;
+        Schema type = Nullable.valueType(s);
         JsonToken token = p.currentToken();
-        switch (type == null ? Schema.Type.UNION : type.getType()) {
+        switch (type.getType()) {
             case STRING:
                 if (token == JsonToken.VALUE_STRING) {
                     return text(p.getText(), path);

@@ -34,19 +34,6 @@ final class JsonValues {
         return s;
     }
 
-    static Schema singleNonNullBranch(Schema union) {
-        Schema only = null;
-        for (Schema branch : union.getTypes()) {
-            if (branch.getType() != Schema.Type.NULL) {
-                if (only != null) {
-                    return null;
-                }
-                only = branch;
-            }
-        }
-        return only;
-    }
-
     static InvalidEventException unknownField(Schema record, String path, String name) {
         return new InvalidEventException(
                 Reason.UNKNOWN_FIELD,

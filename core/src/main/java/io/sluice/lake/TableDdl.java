@@ -1,5 +1,6 @@
 package io.sluice.lake;
 
+import io.sluice.config.Nullable;
 import io.sluice.config.TableConfig;
 import java.net.URI;
 import java.util.ArrayList;
@@ -265,13 +266,12 @@ public final class TableDdl {
     }
 
     private static Schema nonNull(Schema union) {
-        List<Schema> branches =
-                union.getTypes().stream().filter(s -> s.getType() != Schema.Type.NULL).toList();
-        if (branches.size() != 1) {
+        Schema value = Nullable.valueType(union);
+        if (value == union) {
             throw new IllegalArgumentException(
                     "Only nullable unions map to a column, not " + union);
         }
-        return branches.get(0);
+        return value;
     }
 
     private static String hiveName(String identifier) {

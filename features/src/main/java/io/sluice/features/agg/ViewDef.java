@@ -4,6 +4,7 @@ import io.sluice.config.Aggregation;
 import io.sluice.config.FeatureConfig;
 import io.sluice.config.FeatureType;
 import io.sluice.config.FeatureViewConfig;
+import io.sluice.config.Nullable;
 import io.sluice.config.TableConfig;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -85,7 +86,8 @@ public record ViewDef(
                     fields.add(field);
                     index = fields.size() - 1;
                 }
-                Schema.Type type = nonNull(table.schema().getField(field).schema()).getType();
+                Schema.Type type =
+                        Nullable.valueType(table.schema().getField(field).schema()).getType();
                 fractional = type == Schema.Type.FLOAT || type == Schema.Type.DOUBLE;
             }
             features.add(
@@ -144,17 +146,5 @@ public record ViewDef(
             values[i] = Values.normalise(record.get(fields.get(i)));
         }
         return new EventEntry(ts, id, values);
-    }
-
-    private static Schema nonNull(Schema schema) {
-        if (schema.getType() != Schema.Type.UNION) {
-            return schema;
-        }
-        for (Schema branch : schema.getTypes()) {
-            if (branch.getType() != Schema.Type.NULL) {
-                return branch;
-            }
-        }
-        return schema;
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.features.training;
 
+import io.sluice.config.Nullable;
 import io.sluice.lake.ParquetFiles;
 import java.io.Closeable;
 import java.io.IOException;
@@ -154,8 +155,8 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
                     && parquet.getType(f.name()).getLogicalTypeAnnotation()
                             instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts
                     && ts.getUnit() == LogicalTypeAnnotation.TimeUnit.NANOS
-                    && nonNull(type).getType() == Schema.Type.LONG
-                    && nonNull(type).getLogicalType() == null) {
+                    && Nullable.valueType(type).getType() == Schema.Type.LONG
+                    && Nullable.valueType(type).getLogicalType() == null) {
                 Schema nanos =
                         (ts.isAdjustedToUTC()
                                         ? LogicalTypes.timestampNanos()
@@ -222,7 +223,7 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
         }
         if (v instanceof Long || v instanceof Integer) {
             long n = ((Number) v).longValue();
-            LogicalType type = nonNull(column.schema()).getLogicalType();
+            LogicalType type = Nullable.valueType(column.schema()).getLogicalType();
             if (type instanceof LogicalTypes.TimestampMicros
                     || type instanceof LogicalTypes.LocalTimestampMicros) {
                 return Instant.ofEpochSecond(
@@ -278,17 +279,5 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
         }
         String key = v.toString();
         return key.isEmpty() ? null : key;
-    }
-
-    static Schema nonNull(Schema schema) {
-        if (schema.getType() != Schema.Type.UNION) {
-            return schema;
-        }
-        for (Schema branch : schema.getTypes()) {
-            if (branch.getType() != Schema.Type.NULL) {
-                return branch;
-            }
-        }
-        return schema;
     }
 }

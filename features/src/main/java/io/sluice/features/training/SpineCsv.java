@@ -3,6 +3,7 @@ package io.sluice.features.training;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvParser;
+import io.sluice.config.Nullable;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -144,7 +145,7 @@ final class SpineCsv {
         }
         Schema.Type[] types = new Schema.Type[fields.size()];
         for (int c = 0; c < types.length; c++) {
-            types[c] = Spine.nonNull(schema.getFields().get(c).schema()).getType();
+            types[c] = Nullable.valueType(schema.getFields().get(c).schema()).getType();
         }
         return new Spine.Rows() {
             int line = 1;

@@ -2,6 +2,7 @@ package io.sluice.features.training;
 
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.catalog.WarehouseSnapshot;
+import io.sluice.config.Nullable;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.Windows;
@@ -313,7 +314,8 @@ final class TrainingPlan {
     }
 
     static int bucket(TableConfig table, String key) {
-        Schema.Type type = Spine.nonNull(table.schema().getField(table.key()).schema()).getType();
+        Schema.Type type =
+                Nullable.valueType(table.schema().getField(table.key()).schema()).getType();
         Object typed =
                 switch (type) {
                     case INT -> Integer.parseInt(key);

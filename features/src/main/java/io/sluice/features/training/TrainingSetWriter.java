@@ -1,5 +1,6 @@
 package io.sluice.features.training;
 
+import io.sluice.config.Nullable;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.online.FeatureRefs;
@@ -188,7 +189,7 @@ final class TrainingSetWriter {
         for (int i = 0; i < schema.getFields().size(); i++) {
             Type type = converted.getType(i);
             LogicalType logical =
-                    Spine.nonNull(schema.getFields().get(i).schema()).getLogicalType();
+                    Nullable.valueType(schema.getFields().get(i).schema()).getLogicalType();
             boolean utc = logical instanceof LogicalTypes.TimestampNanos;
             if (utc || logical instanceof LogicalTypes.LocalTimestampNanos) {
                 type =

@@ -3,6 +3,7 @@ package io.sluice.features.training;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.config.Nullable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
@@ -17,7 +18,7 @@ class SpineCsvTest {
     @TempDir Path dir;
 
     private Schema.Type type(Schema schema, String column) {
-        return Spine.nonNull(schema.getField(column).schema()).getType();
+        return Nullable.valueType(schema.getField(column).schema()).getType();
     }
 
     @Test
