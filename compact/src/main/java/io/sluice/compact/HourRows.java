@@ -190,15 +190,7 @@ final class HourRows {
     final Comparator<Row> order =
             (a, b) -> {
                 int c = Integer.compare(a.rank, b.rank);
-                if (c != 0) {
-                    return c;
-                }
-                c = Long.compare(a.time, b.time);
-                if (c != 0) {
-                    return c;
-                }
-                c = RowValues.compareValues(id(a), id(b));
-                return c != 0 ? c : Long.compare(a.seq, b.seq);
+                return c != 0 ? c : byTimeThenId(a, b);
             };
 
     /**
@@ -271,16 +263,18 @@ final class HourRows {
                     return c;
                 }
                 c = RowValues.compareValues(a.key, b.key);
-                if (c != 0) {
-                    return c;
-                }
-                c = Long.compare(a.time, b.time);
-                if (c != 0) {
-                    return c;
-                }
-                c = RowValues.compareValues(id(a), id(b));
-                return c != 0 ? c : Long.compare(a.seq, b.seq);
+                return c != 0 ? c : byTimeThenId(a, b);
             };
+
+    /** Rows of one key in the warehouse order: event time, then id, then arrival. */
+    private int byTimeThenId(Row a, Row b) {
+        int c = Long.compare(a.time, b.time);
+        if (c != 0) {
+            return c;
+        }
+        c = RowValues.compareValues(id(a), id(b));
+        return c != 0 ? c : Long.compare(a.seq, b.seq);
+    }
 
     /** Rows with one id hash next to each other, for de-duplication over sorted runs. */
     static final Comparator<Row> ID_HASH_ORDER =
