@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * One request shape of {@link ServeBenchmark}: its bodies over HTTP, and the same reads straight
@@ -18,6 +20,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServeLoad {
     private static final String METRIC = "sluice_serve_requests_seconds";
+
+    /** How long a scrape may take to count every answered request. */
+    private static final Duration SCRAPE_WAIT = Duration.ofSeconds(5);
+
     private static final Map<String, String> SERIES =
             Map.of("endpoint", ServeBenchmark.PATH, "status", "200");
 
@@ -93,8 +99,27 @@ final class ServeLoad {
         OpenLoop.Result result =
                 OpenLoop.run(
                         this::load, rate, length, ServeBenchmark.GIVE_UP, ServeBenchmark.DRAIN);
-        PrometheusHistogram server = serverHistogram(client).minus(before);
+        long answered = result.calls() - result.errors() - result.unfinished();
+        PrometheusHistogram server =
+                counting(() -> serverHistogram(client).minus(before), answered, SCRAPE_WAIT);
         return new ServeFigures.Http(result, server);
+    }
+
+    /**
+     * The server records a request when its response has ended, which may be after the client has
+     * read it: a scrape right after the load can miss its last answers. So {@code scrape} again
+     * until the histogram counts {@code answered} requests, for {@code wait} at most; the last
+     * scrape otherwise (the report's footnote gives the count).
+     */
+    static PrometheusHistogram counting(
+            Supplier<PrometheusHistogram> scrape, long answered, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        PrometheusHistogram server = scrape.get();
+        while (server.count() < answered && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            server = scrape.get();
+        }
+        return server;
     }
 
     /** {@code length} of raw store reads at {@code rate}. */
