@@ -7,8 +7,9 @@ public final class Nullable {
     private Nullable() {}
 
     /**
-     * {@code T} for a union of {@code null} and one {@code T}, in either order; the schema itself
-     * otherwise: a type that is not a union, or a union of several types, which is no one type.
+     * {@code T} for a union whose one branch other than {@code null} is {@code T} (a union of
+     * {@code null} and {@code T}, in either order); the schema itself otherwise: a type that is not
+     * a union, or a union of several types, which is no one type.
      */
     public static Schema valueType(Schema schema) {
         if (schema.getType() != Schema.Type.UNION) {
