@@ -150,13 +150,14 @@ public record Spine(Path file, Schema schema, List<GenericRecord> rows) {
         boolean changed = false;
         for (Schema.Field f : avro.getFields()) {
             Schema type = f.schema();
+            Schema value = Nullable.valueType(type);
             if (parquet.containsField(f.name())
                     && parquet.getType(f.name()).isPrimitive()
                     && parquet.getType(f.name()).getLogicalTypeAnnotation()
                             instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts
                     && ts.getUnit() == LogicalTypeAnnotation.TimeUnit.NANOS
-                    && Nullable.valueType(type).getType() == Schema.Type.LONG
-                    && Nullable.valueType(type).getLogicalType() == null) {
+                    && value.getType() == Schema.Type.LONG
+                    && value.getLogicalType() == null) {
                 Schema nanos =
                         (ts.isAdjustedToUTC()
                                         ? LogicalTypes.timestampNanos()
