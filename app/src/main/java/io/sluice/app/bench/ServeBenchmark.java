@@ -329,7 +329,7 @@ public final class ServeBenchmark {
                                 + " starts. The server's p99 comes from its own `/metrics`"
                                 + " (`sluice_serve_requests_seconds`, 200s of `%s`): the buckets"
                                 + " scraped after minus before the phase (scraped again, for up"
-                                + " to 5 s, until they count every request the client had"
+                                + " to %d s, until they count every request the client had"
                                 + " answered: the server records a request once its response"
                                 + " has ended), interpolated as"
                                 + " Prometheus's `histogram_quantile` does; the buckets are 9%% to"
@@ -357,6 +357,7 @@ public final class ServeBenchmark {
                         GIVE_UP.toSeconds(),
                         DRAIN.toSeconds(),
                         PATH,
+                        ServeLoad.SCRAPE_WAIT.toSeconds(),
                         congestionControl(),
                         Runtime.getRuntime().availableProcessors(),
                         load[0],

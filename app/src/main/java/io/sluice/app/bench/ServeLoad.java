@@ -22,7 +22,7 @@ final class ServeLoad {
     private static final String METRIC = "sluice_serve_requests_seconds";
 
     /** How long a scrape may take to count every answered request. */
-    private static final Duration SCRAPE_WAIT = Duration.ofSeconds(5);
+    static final Duration SCRAPE_WAIT = Duration.ofSeconds(5);
 
     private static final Map<String, String> SERIES =
             Map.of("endpoint", ServeBenchmark.PATH, "status", "200");
