@@ -7,12 +7,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The highest-rate search of {@code bench serve}, against made-up capacities. */
-class ServeBenchmarkTest {
+class RateSearchTest {
 
     private final List<Integer> tried = new ArrayList<>();
 
     private int highest(int capacity, int max) {
-        return ServeBenchmark.highestPassing(
+        return RateSearch.highestPassing(
                 500,
                 25,
                 max,
