@@ -121,15 +121,19 @@ final class SharedClasses {
         } catch (FileAlreadyExistsException e) {
             return Optional.empty();
         }
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ChildJava.inheritedOptions());
+        command.addAll(
+                List.of(
+                        "-cp",
+                        classPath,
+                        SharedClasses.class.getName(),
+                        dir.toString(),
+                        training,
+                        started.toString()));
         return Optional.of(
-                new ProcessBuilder(
-                                java(
-                                        "-cp",
-                                        classPath,
-                                        SharedClasses.class.getName(),
-                                        dir.toString(),
-                                        training,
-                                        started.toString()))
+                new ProcessBuilder(command)
                         .redirectErrorStream(true)
                         .redirectOutput(dir.resolve(layout.id() + ".started.log").toFile())
                         .start());
@@ -190,15 +194,6 @@ final class SharedClasses {
         }
     }
 
-    /** This JVM's {@code java} with its {@link ChildJava#inheritedOptions()}, then {@code args}. */
-    private static List<String> java(String... args) {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ChildJava.inheritedOptions());
-        command.addAll(List.of(args));
-        return command;
-    }
-
     /** Every file's path, size and modification time: a changed class makes another archive. */
     private static void fingerprint(Path directory, StringBuilder identity) throws IOException {
         try (Stream<Path> files = Files.walk(directory)) {
@@ -233,8 +228,11 @@ final class SharedClasses {
             throws IOException, InterruptedException {
         Path partial = archive.resolveSibling(archive.getFileName() + ".partial");
         Path log = archive.resolveSibling(archive.getFileName() + ".log");
-        List<String> command =
-                java(
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ChildJava.inheritedOptions());
+        command.addAll(
+                List.of(
                         "-Xmx256m",
                         "-XX:ArchiveClassesAtExit=" + partial,
                         "-Xlog:cds=off,cds+dynamic=off",
@@ -245,7 +243,7 @@ final class SharedClasses {
                         // output, not in the system's temporary directory.
                         Files.createDirectories(
                                         archive.resolveSibling(archive.getFileName() + ".training"))
-                                .toString());
+                                .toString()));
         Process run =
                 new ProcessBuilder(command)
                         .redirectErrorStream(true)
