@@ -8,7 +8,6 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -17,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -68,97 +66,6 @@ final class SharedClasses {
      */
     static Use in(Path dir, String classPath, String training) {
         try {
-            Layout layout = Layout.of(dir, classPath);
-            try (FileChannel channel =
-                            FileChannel.open(
-                                    dir.resolve(layout.id() + ".lock"),
-                                    StandardOpenOption.CREATE,
-                                    StandardOpenOption.WRITE);
-                    FileLock lock = channel.lock()) {
-                boolean jarsThere = layout.jars().values().stream().allMatch(Files::isRegularFile);
-                if (!Files.exists(layout.archive()) || !jarsThere) {
-                    for (var jar : layout.jars().entrySet()) {
-                        jar(jar.getKey(), jar.getValue());
-                    }
-                    train(layout.childClassPath(), training, layout.archive());
-                }
-            }
-            // Mapped where it was dumped rather than relocated (the JDK's default, which rewrites
-            // every pointer in the archive, a fifth of a bare child's start-up CPU here); the JVM
-            // still relocates it when that address is taken.
-            return new Use(
-                    List.of(
-                            "-XX:SharedArchiveFile=" + layout.archive(),
-                            "-XX:+UnlockDiagnosticVMOptions",
-                            "-XX:ArchiveRelocationMode=0",
-                            "-Xlog:cds=off,cds+dynamic=off"),
-                    layout.childClassPath());
-        } catch (IOException | UncheckedIOException | InterruptedException e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            System.err.println("SharedClasses: children run without a class-data archive: " + e);
-            return new Use(List.of(), classPath);
-        }
-    }
-
-    /**
-     * Starts making the archive of {@code classPath} in a JVM of its own that outlives this one, so
-     * that it is ready when the test JVMs of a later phase ask {@link #in} for it (they wait on its
-     * lock until then). Returns that JVM, or nothing when the archive is there or another test JVM
-     * has started one already. The JVM gets this one's {@link ChildJava#inheritedOptions()}, which
-     * are part of the archive's identity.
-     */
-    static Optional<Process> startInBackground(Path dir, String classPath, String training)
-            throws IOException {
-        Layout layout = Layout.of(dir, classPath);
-        Path started = dir.resolve(layout.id() + ".started");
-        if (Files.exists(layout.archive())) {
-            return Optional.empty();
-        }
-        try {
-            Files.createFile(started);
-        } catch (FileAlreadyExistsException e) {
-            return Optional.empty();
-        }
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ChildJava.inheritedOptions());
-        command.addAll(
-                List.of(
-                        "-cp",
-                        classPath,
-                        SharedClasses.class.getName(),
-                        dir.toString(),
-                        training,
-                        started.toString()));
-        return Optional.of(
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(dir.resolve(layout.id() + ".started.log").toFile())
-                        .start());
-    }
-
-    /**
-     * What {@link #startInBackground} runs: makes the archive of this JVM's class path in {@code
-     * args[0]} by training on {@code args[1]}, then deletes the marker {@code args[2]}.
-     */
-    public static void main(String[] args) throws IOException {
-        Use made = in(Path.of(args[0]), System.getProperty("java.class.path"), args[1]);
-        Files.deleteIfExists(Path.of(args[2]));
-        if (made.options().isEmpty()) {
-            System.exit(1);
-        }
-    }
-
-    /**
-     * Where the archive of a class path goes: its name (a digest of the JDK, the inherited options
-     * and every class path entry with its content), each class directory's jar, and the children's
-     * class path with those jars in the directories' places.
-     */
-    private record Layout(String id, Map<Path, Path> jars, String childClassPath, Path archive) {
-
-        static Layout of(Path dir, String classPath) throws IOException {
             List<Path> entries = new ArrayList<>();
             List<Path> directories = new ArrayList<>();
             StringBuilder identity = new StringBuilder(System.getProperty("java.home"));
@@ -183,14 +90,45 @@ final class SharedClasses {
                     Sha256.hex(identity.toString().getBytes(StandardCharsets.UTF_8))
                             .substring(0, 16);
             Files.createDirectories(dir);
+            // Each class directory's jar, and the class path with those in their places.
             Map<Path, Path> jars = new LinkedHashMap<>();
             for (Path directory : directories) {
                 jars.put(directory, dir.resolve(id + "-" + jars.size() + ".jar"));
             }
             List<String> jarred =
                     entries.stream().map(e -> jars.getOrDefault(e, e).toString()).toList();
-            return new Layout(
-                    id, jars, String.join(File.pathSeparator, jarred), dir.resolve(id + ".jsa"));
+            String childClassPath = String.join(File.pathSeparator, jarred);
+            Path archive = dir.resolve(id + ".jsa");
+            try (FileChannel channel =
+                            FileChannel.open(
+                                    dir.resolve(id + ".lock"),
+                                    StandardOpenOption.CREATE,
+                                    StandardOpenOption.WRITE);
+                    FileLock lock = channel.lock()) {
+                boolean jarsThere = jars.values().stream().allMatch(Files::isRegularFile);
+                if (!Files.exists(archive) || !jarsThere) {
+                    for (var jar : jars.entrySet()) {
+                        jar(jar.getKey(), jar.getValue());
+                    }
+                    train(childClassPath, training, archive);
+                }
+            }
+            // Mapped where it was dumped rather than relocated (the JDK's default, which rewrites
+            // every pointer in the archive, a fifth of a bare child's start-up CPU here); the JVM
+            // still relocates it when that address is taken.
+            return new Use(
+                    List.of(
+                            "-XX:SharedArchiveFile=" + archive,
+                            "-XX:+UnlockDiagnosticVMOptions",
+                            "-XX:ArchiveRelocationMode=0",
+                            "-Xlog:cds=off,cds+dynamic=off"),
+                    childClassPath);
+        } catch (IOException | UncheckedIOException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            System.err.println("SharedClasses: children run without a class-data archive: " + e);
+            return new Use(List.of(), classPath);
         }
     }
 

@@ -79,38 +79,6 @@ class SharedClassesTest {
         assertThat(dir.resolve(archiveOf(after))).isRegularFile();
     }
 
-    @Test
-    void shouldMakeTheArchiveInAJvmOfItsOwnThatTheTestJvmsThenUse() throws Exception {
-        String classPath = System.getProperty("java.class.path");
-        Process making =
-                SharedClasses.startInBackground(dir, classPath, LoadsFlink.class.getName())
-                        .orElseThrow();
-        // A second test JVM asking while it runs starts no other.
-        assertThat(SharedClasses.startInBackground(dir, classPath, LoadsFlink.class.getName()))
-                .isEmpty();
-        assertThat(making.waitFor(2, TimeUnit.MINUTES)).isTrue();
-        assertThat(making.exitValue()).isZero();
-        try (var made = Files.list(dir)) {
-            assertThat(made.map(p -> p.getFileName().toString()))
-                    .as("the archive is there and the marker of its making gone")
-                    .anyMatch(name -> name.endsWith(".jsa"))
-                    .noneMatch(name -> name.endsWith(".started"));
-        }
-        Path archive;
-        try (var made = Files.list(dir)) {
-            archive = made.filter(p -> p.toString().endsWith(".jsa")).findFirst().orElseThrow();
-        }
-        long madeAt = Files.getLastModifiedTime(archive).toMillis();
-
-        // The test JVMs use that archive rather than making another.
-        SharedClasses.Use use = SharedClasses.in(dir, classPath, LoadsFlink.class.getName());
-        assertThat(archiveOf(use)).isEqualTo(archive.getFileName().toString());
-        assertThat(Files.getLastModifiedTime(archive).toMillis()).isEqualTo(madeAt);
-        // And once it is there, nothing more is started.
-        assertThat(SharedClasses.startInBackground(dir, classPath, LoadsFlink.class.getName()))
-                .isEmpty();
-    }
-
     private static String archiveOf(SharedClasses.Use use) {
         String option = use.options().get(0);
         return Path.of(option.substring(option.indexOf('=') + 1)).getFileName().toString();
