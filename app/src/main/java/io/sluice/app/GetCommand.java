@@ -11,9 +11,9 @@ import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
+import io.sluice.features.online.ReadTime;
 import java.io.PrintWriter;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -65,24 +65,9 @@ final class GetCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--features: " + e.getMessage());
         }
-        // Kept at the precision given: micro- and nanoseconds move one end of a window or the
-        // other, and a training set's row at the same time keeps them too.
-        Instant atInstant = Instant.ofEpochMilli(System.currentTimeMillis());
-        if (at != null) {
-            try {
-                atInstant = Instant.parse(at);
-            } catch (DateTimeParseException e) {
-                throw new IllegalArgumentException(
-                        "--at: '" + at + "' is not an ISO instant like 2026-11-21T05:30:00Z");
-            }
-            if (atInstant.isAfter(Instant.ofEpochMilli(System.currentTimeMillis()))) {
-                throw new IllegalArgumentException(
-                        "--at: "
-                                + at
-                                + " is in the future; the online store can only answer for times"
-                                + " it has seen (now or a past time within retention)");
-            }
-        }
+        long now = System.currentTimeMillis();
+        Instant atInstant =
+                at == null ? Instant.ofEpochMilli(now) : ReadTime.parse("--at", at, now);
         SluiceConfig cfg = config.load();
         List<ViewDef> views = FeatureRefs.views(cfg);
         List<FeatureReader.Vector> vectors;

@@ -75,6 +75,14 @@ final class ServeCommand implements Callable<Integer> {
     int idleTimeoutSeconds;
 
     @Option(
+            names = "--request-timeout",
+            defaultValue = "10",
+            description =
+                    "Seconds a request's body may take to arrive after its headers; then 408"
+                            + " and the connection is closed (default: 10).")
+    int requestTimeoutSeconds;
+
+    @Option(
             names = "--event-loops",
             description =
                     "Event loops the connections are spread over (default: the cores this JVM may"
@@ -116,11 +124,17 @@ final class ServeCommand implements Callable<Integer> {
         }
         Limits limits;
         try {
-            limits = new Limits(maxEntities, maxFeatures, maxBodyBytes, idleTimeoutSeconds);
+            limits =
+                    new Limits(
+                            maxEntities,
+                            maxFeatures,
+                            maxBodyBytes,
+                            idleTimeoutSeconds,
+                            requestTimeoutSeconds);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    "--max-entities, --max-features, --max-body-bytes and --idle-timeout must each"
-                            + " be at least 1");
+                    "--max-entities, --max-features, --max-body-bytes, --idle-timeout and"
+                            + " --request-timeout must each be at least 1");
         }
         SluiceConfig cfg = config.load();
         OnlineConfig onlineConfig = cfg.online();

@@ -201,7 +201,7 @@ class DeployManifestsTest {
         String metrics = annotations.path("prometheus.io/path").asText();
 
         SluiceConfig config = SluiceConfig.load(Path.of("..", "sluice.yaml"));
-        Limits limits = new Limits(1000, 200, 1 << 20, 30);
+        Limits limits = Limits.DEFAULT;
         try (LocalRedis redis = new LocalRedis();
                 OnlineStore store = new RedisOnlineStore(redis.uri());
                 FeatureServer server =

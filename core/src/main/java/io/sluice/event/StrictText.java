@@ -5,7 +5,7 @@ package io.sluice.event;
  * surrogates, nothing above U+10FFFF) and no lone UTF-16 surrogates in decoded strings. A lenient
  * decoder would replace such input with '?' or U+FFFD, so that distinct ids could collide.
  */
-final class StrictText {
+public final class StrictText {
 
     private StrictText() {}
 
@@ -60,8 +60,11 @@ final class StrictText {
         return -1;
     }
 
-    /** The index of the first unpaired surrogate in {@code s}, or -1 if there is none. */
-    static int loneSurrogate(String s) {
+    /**
+     * The index of the first unpaired surrogate in {@code s}, or -1 if there is none. Such a string
+     * has no UTF-8 form: encoders write '?' for the surrogate, so it would be another key.
+     */
+    public static int loneSurrogate(String s) {
         for (int i = 0, n = s.length(); i < n; i++) {
             char c = s.charAt(i);
             if (Character.isHighSurrogate(c)

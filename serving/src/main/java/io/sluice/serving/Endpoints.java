@@ -11,6 +11,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -35,6 +36,9 @@ final class Endpoints {
     private static final System.Logger LOG = System.getLogger(FeatureServer.class.getName());
     static final Set<String> PATHS =
             Set.of("/get-online-features", "/features", "/health", "/ready", "/metrics");
+
+    /** Where a request keeps the id of its receive deadline's timer. */
+    private static final String RECEIVE_DEADLINE = "sluice.receiveDeadline";
 
     /** The key /ready reads: any read that the store answers proves it is up. */
     private static final String PROBE_ENTITY = "__sluice_ready_probe__";
@@ -69,7 +73,10 @@ final class Endpoints {
         Router router = Router.router(vertx);
         router.route().handler(drain::track);
         router.route().handler(metrics::measure);
+        router.route().handler(this::validPath);
+        router.route().handler(this::receiveDeadline);
         router.route().handler(BodyHandler.create(false).setBodyLimit(limits.maxBodyBytes()));
+        router.route().handler(this::received);
         router.post("/get-online-features").handler(this::getOnlineFeatures);
         router.get("/features").handler(ctx -> json(ctx, 200, catalog.toJson()));
         router.get("/health").handler(ctx -> json(ctx, 200, status("live")));
@@ -86,6 +93,65 @@ final class Endpoints {
             router.errorHandler(code, ctx -> refuse(ctx, code, defaultMessage(ctx, code)));
         }
         return router;
+    }
+
+    /** A path with a malformed escape ({@code /%zz}) is refused before anything reads it. */
+    private void validPath(RoutingContext ctx) {
+        try {
+            ctx.normalizedPath();
+        } catch (IllegalArgumentException e) {
+            refuse(ctx, 400, "the path is not a valid URL path: " + e.getMessage());
+            return;
+        }
+        ctx.next();
+    }
+
+    /**
+     * Gives the request {@link Limits#requestTimeoutSeconds()} from its headers to the end of its
+     * body, which the body handler waits for: then a 408 naming the limit, and the connection is
+     * closed, the rest of the body unread. The idle timeout alone would let a client that trickles
+     * a byte at a time hold a request, and its share of the server, open for ever.
+     */
+    private void receiveDeadline(RoutingContext ctx) {
+        long seconds = limits.requestTimeoutSeconds();
+        long timer =
+                vertx.setTimer(
+                        seconds * 1000,
+                        id -> {
+                            if (ctx.response().headWritten()) {
+                                return;
+                            }
+                            // Vert.x keeps an HTTP/1.1 connection open after a response, and a
+                            // client still sending would keep it from ever being idle.
+                            ctx.response()
+                                    .setStatusCode(408)
+                                    .putHeader(HttpHeaders.CONNECTION, HttpHeaders.CLOSE)
+                                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                                    .end(
+                                            refusal(
+                                                    408,
+                                                    "the request did not arrive whole within "
+                                                            + seconds
+                                                            + " s of its headers"
+                                                            + " (--request-timeout); send its body"
+                                                            + " at once"))
+                                    .onComplete(sent -> ctx.request().connection().close());
+                        });
+        ctx.put(RECEIVE_DEADLINE, timer);
+        ctx.addEndHandler(done -> vertx.cancelTimer(timer));
+        ctx.next();
+    }
+
+    /** The body has arrived: the request is no longer on its receive deadline. */
+    private void received(RoutingContext ctx) {
+        Long timer = ctx.get(RECEIVE_DEADLINE);
+        if (timer != null) {
+            vertx.cancelTimer(timer);
+        }
+        if (ctx.response().ended()) {
+            return; // answered 408 already
+        }
+        ctx.next();
     }
 
     private void getOnlineFeatures(RoutingContext ctx) {
@@ -251,6 +317,15 @@ final class Endpoints {
 
     private void refuse(RoutingContext ctx, int code, String message) {
         json(ctx, code, mapper.createObjectNode().put("status", code).put("message", message));
+    }
+
+    private String refusal(int code, String message) {
+        try {
+            return mapper.writeValueAsString(
+                    mapper.createObjectNode().put("status", code).put("message", message));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private void json(RoutingContext ctx, int code, ObjectNode body) {

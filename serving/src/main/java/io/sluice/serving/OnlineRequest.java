@@ -3,13 +3,15 @@ package io.sluice.serving;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.event.StrictText;
 import io.sluice.features.online.FeatureReader.FeatureRef;
 import io.sluice.features.online.FeatureRefs;
+import io.sluice.features.online.ReadTime;
 import java.io.IOException;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -104,6 +106,15 @@ public record OnlineRequest(
             if (key.asText().isBlank()) {
                 throw new BadRequest(String.format("%s[%d]: empty entity key", field, i));
             }
+            int lone = StrictText.loneSurrogate(key.asText());
+            if (lone >= 0) {
+                // Its UTF-8 form, in which the store keeps keys, would be another key's.
+                throw new BadRequest(
+                        String.format(
+                                "%s[%d]: not valid Unicode (an unpaired surrogate at character"
+                                        + " %d)",
+                                field, i, lone));
+            }
             keys.add(key);
             entities.add(key.asText());
         }
@@ -111,13 +122,41 @@ public record OnlineRequest(
         if (full != null && !full.isNull() && !full.isBoolean()) {
             throw new BadRequest("full_feature_names: must be true or false");
         }
+        boolean fullFeatureNames = full != null && full.asBoolean();
+        refuseCollisions(features, fullFeatureNames);
         return new OnlineRequest(
                 features,
                 entityName,
                 List.copyOf(keys),
                 List.copyOf(entities),
-                full != null && full.asBoolean(),
+                fullFeatureNames,
                 at(root.get("at"), now));
+    }
+
+    /**
+     * Refuses, as Feast does, a feature asked for twice, and without {@code full_feature_names} two
+     * features of one name from different views: the response's columns would not tell them apart.
+     */
+    private static void refuseCollisions(List<FeatureRef> features, boolean fullFeatureNames) {
+        Map<String, List<String>> byName = new LinkedHashMap<>();
+        for (FeatureRef ref : features) {
+            String name = fullFeatureNames ? ref.toString() : ref.feature();
+            byName.computeIfAbsent(name, n -> new ArrayList<>()).add(ref.toString());
+        }
+        List<String> collided =
+                byName.values().stream()
+                        .filter(refs -> refs.size() > 1)
+                        .flatMap(List::stream)
+                        .toList();
+        if (!collided.isEmpty()) {
+            throw new BadRequest(
+                    "features: "
+                            + collided
+                            + (fullFeatureNames
+                                    ? " asked for more than once"
+                                    : " share a name; set \"full_feature_names\": true to get"
+                                            + " view__feature names, or ask for one of them"));
+        }
     }
 
     private static List<FeatureRef> features(JsonNode node, Catalog catalog, Limits limits) {
@@ -166,17 +205,10 @@ public record OnlineRequest(
         if (!node.isTextual()) {
             throw new BadRequest("at: must be an ISO instant string like 2026-11-21T05:30:00Z");
         }
-        Instant at;
         try {
-            at = Instant.parse(node.asText());
-        } catch (DateTimeParseException e) {
-            throw new BadRequest(
-                    "at: '" + node.asText() + "' is not an ISO instant like 2026-11-21T05:30:00Z");
+            return ReadTime.parse("at", node.asText(), now);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(e.getMessage());
         }
-        if (at.isAfter(Instant.ofEpochMilli(now))) {
-            throw new BadRequest(
-                    "at: " + node.asText() + " is in the future; the store holds no values yet");
-        }
-        return at;
     }
 }

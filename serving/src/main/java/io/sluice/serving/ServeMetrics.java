@@ -24,6 +24,9 @@ final class ServeMetrics implements AutoCloseable {
      */
     private static final Duration SMALLEST_BUCKET = Duration.ofNanos(50_000);
 
+    /** The status label of a request whose connection closed before it was answered. */
+    static final String CLOSED = "closed";
+
     private final Set<String> endpoints;
     private final PrometheusMeterRegistry registry =
             new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -36,7 +39,10 @@ final class ServeMetrics implements AutoCloseable {
         this.endpoints = endpoints;
         storeReads =
                 Timer.builder("sluice.serve.store.reads")
-                        .description("Round trips to the online store, and their latency")
+                        .description(
+                                "Online store reads and their latency: a request's round trips"
+                                        + " (with Redis, also the evaluation of the answers as"
+                                        + " they arrive) and /ready's probes")
                         .publishPercentileHistogram()
                         .minimumExpectedValue(SMALLEST_BUCKET)
                         .register(registry);
@@ -57,24 +63,35 @@ final class ServeMetrics implements AutoCloseable {
     /** A handler of every route, after the drain's: times the request until its response ends. */
     void measure(RoutingContext ctx) {
         long start = System.nanoTime();
-        String path = ctx.normalizedPath();
-        String endpoint = endpoints.contains(path) ? path : "other";
+        String endpoint;
+        try {
+            String path = ctx.normalizedPath();
+            endpoint = endpoints.contains(path) ? path : "other";
+        } catch (IllegalArgumentException malformed) { // refused next, as a 400
+            endpoint = "other";
+        }
+        String counted = endpoint;
         ctx.addEndHandler(
                 done ->
-                        requestTimer(endpoint, ctx.response().getStatusCode())
+                        requestTimer(
+                                        counted,
+                                        // A connection closed before any answer: no status.
+                                        ctx.response().ended()
+                                                ? Integer.toString(ctx.response().getStatusCode())
+                                                : CLOSED)
                                 .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
         ctx.next();
     }
 
     /** The latency histogram of one endpoint and status, registered on first use. */
-    private Timer requestTimer(String endpoint, int status) {
+    private Timer requestTimer(String endpoint, String status) {
         return requestTimers.computeIfAbsent(
                 endpoint + ' ' + status,
                 k ->
                         Timer.builder("sluice.serve.requests")
                                 .description("HTTP requests by endpoint and status code")
                                 .tag("endpoint", endpoint)
-                                .tag("status", Integer.toString(status))
+                                .tag("status", status)
                                 .publishPercentileHistogram()
                                 .minimumExpectedValue(SMALLEST_BUCKET)
                                 .register(registry));

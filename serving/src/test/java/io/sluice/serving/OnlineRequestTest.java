@@ -14,7 +14,7 @@ class OnlineRequestTest {
 
     private static final Catalog CATALOG =
             Catalog.of(TestConfigs.shop(Path.of("/tmp"), "localhost:1", "t"));
-    private static final Limits LIMITS = new Limits(3, 2, 1024, 5);
+    private static final Limits LIMITS = new Limits(3, 2, 1024, 5, 5);
     private static final long NOW = Instant.parse("2026-11-22T12:00:00Z").toEpochMilli();
     private final ObjectMapper mapper = new ObjectMapper();
 
@@ -209,5 +209,77 @@ class OnlineRequestTest {
                                                 + " 'entities': {'user_id': ['a', 'b', 'c']}}")
                                 .entities())
                 .hasSize(3);
+    }
+
+    @Test
+    void refusesKeysThatAreNotValidUnicode() {
+        // An unpaired surrogate has no UTF-8 form: the store would read the key of '?' instead.
+        assertThat(
+                        refused(
+                                400,
+                                "{'features': ['user_purchases:spend_24h'],"
+                                        + " 'entities': {'user_id': ['u1', 'a\\ud800']}}"))
+                .isEqualTo(
+                        "entities.user_id[1]: not valid Unicode (an unpaired surrogate at"
+                                + " character 1)");
+        assertThat(
+                        parse(
+                                        "{'features': ['user_purchases:spend_24h'],"
+                                                + " 'entities': {'user_id': ['\\ud83d\\ude00']}}")
+                                .entities())
+                .containsExactly("\ud83d\ude00");
+    }
+
+    @Test
+    void refusesFeaturesTheResponseCouldNotTellApartAsFeastDoes() {
+        // Both views have a last_category: without full names the columns would share a name.
+        assertThat(
+                        refused(
+                                400,
+                                "{'features': ['user_activity:last_category',"
+                                        + " 'user_purchases:last_category'],"
+                                        + " 'entities': {'user_id': ['a']}}"))
+                .isEqualTo(
+                        "features: [user_activity:last_category, user_purchases:last_category]"
+                                + " share a name; set \"full_feature_names\": true to get"
+                                + " view__feature names, or ask for one of them");
+        assertThat(
+                        parse(
+                                        "{'features': ['user_activity:last_category',"
+                                                + " 'user_purchases:last_category'],"
+                                                + " 'entities': {'user_id': ['a']},"
+                                                + " 'full_feature_names': true}")
+                                .features())
+                .hasSize(2);
+        assertThat(
+                        refused(
+                                400,
+                                "{'features': ['user_purchases:spend_24h',"
+                                        + " 'user_purchases:spend_24h'],"
+                                        + " 'entities': {'user_id': ['a']},"
+                                        + " 'full_feature_names': true}"))
+                .isEqualTo(
+                        "features: [user_purchases:spend_24h, user_purchases:spend_24h] asked for"
+                                + " more than once");
+    }
+
+    @Test
+    void refusesAnAtBeforeYearOneInsteadOfOverflowing() {
+        assertThat(
+                        refused(
+                                400,
+                                "{'features': ['user_purchases:spend_24h'],"
+                                        + " 'entities': {'user_id': ['a']},"
+                                        + " 'at': '-999999999-01-01T00:00:00Z'}"))
+                .isEqualTo(
+                        "at: -999999999-01-01T00:00:00Z is before year 1; no store holds values"
+                                + " that old");
+        assertThat(
+                        parse(
+                                        "{'features': ['user_purchases:spend_24h'],"
+                                                + " 'entities': {'user_id': ['a']},"
+                                                + " 'at': '0001-01-01T00:00:00Z'}")
+                                .at())
+                .isEqualTo(Instant.parse("0001-01-01T00:00:00Z"));
     }
 }

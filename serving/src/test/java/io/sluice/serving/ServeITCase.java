@@ -23,6 +23,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -67,7 +68,7 @@ class ServeITCase {
                     .connectTimeout(Duration.ofSeconds(5))
                     .build();
     private final long now = System.currentTimeMillis();
-    private final Limits limits = new Limits(5, 8, 4096, 1);
+    private final Limits limits = new Limits(5, 8, 4096, 2, 1);
     private URI base;
 
     @Test
@@ -133,6 +134,10 @@ class ServeITCase {
                                     + "status=\"400\"}",
                             "sluice_serve_requests_seconds_count{endpoint=\"/get-online-features\","
                                     + "status=\"413\"} 1\n",
+                            "sluice_serve_requests_seconds_count{endpoint=\"/get-online-features\","
+                                    + "status=\"408\"} 2\n",
+                            "sluice_serve_requests_seconds_count{endpoint=\"other\","
+                                    + "status=\"400\"} 1\n",
                             "sluice_serve_requests_seconds_bucket{endpoint=\"/health\"",
                             "sluice_serve_store_reads_seconds_count",
                             "sluice_serve_store_errors_total 0.0");
@@ -193,6 +198,41 @@ class ServeITCase {
         assertRefused(413, post(big), "larger than the limit of 4096 bytes");
         assertRefused(404, get("/nothing-here"), "no such endpoint: /nothing-here");
         assertRefused(405, get("/get-online-features"), "GET is not allowed");
+
+        assertRefused(
+                400,
+                post(spend + entities + ", \"at\": \"-999999999-01-01T00:00:00Z\"}"),
+                "at: -999999999-01-01T00:00:00Z is before year 1");
+        assertRefused(
+                400,
+                post(
+                        "{\"features\": [\"user_purchases:spend_24h\","
+                                + " \"user_purchases:spend_24h\"], "
+                                + entities
+                                + "}"),
+                "features: [user_purchases:spend_24h, user_purchases:spend_24h] share a name",
+                "full_feature_names");
+        // A path with a malformed escape, which an HTTP client library would not send.
+        Answer badPath = raw("GET /%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "", 0);
+        assertThat(badPath.status()).as(badPath.text()).isEqualTo(400);
+        assertThat(badPath.message()).contains("the path is not a valid URL path");
+
+        // A body that stops half-way, and one that trickles in a byte at a time (never idle):
+        // both are answered 408 once the request timeout (1 s) has passed, and closed.
+        String body = request(FEATURES, List.of("u1"), null, false);
+        String head =
+                "POST /get-online-features HTTP/1.1\r\nHost: x\r\nContent-Type:"
+                        + " application/json\r\nContent-Length: "
+                        + body.length()
+                        + "\r\n\r\n";
+        for (long every : new long[] {0, 300}) {
+            long start = System.nanoTime();
+            Answer slow = raw(head, every == 0 ? body.substring(0, 10) : body, every);
+            assertThat(slow.status()).as(slow.text()).isEqualTo(408);
+            assertThat(slow.message())
+                    .contains("did not arrive whole within 1 s of its headers (--request-timeout)");
+            assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(10));
+        }
 
         // An idle client and one that stops half-way through its headers are both dropped.
         for (String sent : List.of("", "POST /get-online-features HTTP/1.1\r\nHost: x\r\n")) {
@@ -521,6 +561,57 @@ class ServeITCase {
         return http.send(
                 HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** What the server answered on a connection of its own, read until it closed it. */
+    private record Answer(String text) {
+
+        int status() {
+            return Integer.parseInt(text.substring("HTTP/1.1 ".length(), "HTTP/1.1 ".length() + 3));
+        }
+
+        String message() throws IOException {
+            String json = text.substring(text.indexOf("\r\n\r\n") + 4);
+            return new ObjectMapper().readTree(json).get("message").asText();
+        }
+    }
+
+    /**
+     * Sends {@code head}, then {@code body} a byte every {@code everyMillis} (0: all at once) from
+     * a thread of its own, as a slow client does, and reads the answer until the server closes the
+     * connection.
+     */
+    private Answer raw(String head, String body, long everyMillis) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", base.getPort())) {
+            socket.setSoTimeout(15_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(head.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            Thread sender =
+                    new Thread(
+                            () -> {
+                                try {
+                                    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                                    for (int i = 0; i < bytes.length; i++) {
+                                        out.write(bytes, i, 1);
+                                        out.flush();
+                                        if (everyMillis > 0) {
+                                            Thread.sleep(everyMillis); // the slow client itself
+                                        }
+                                    }
+                                } catch (IOException | InterruptedException closed) {
+                                    // the server closed the connection, or the test is done
+                                }
+                            });
+            sender.start();
+            try {
+                return new Answer(
+                        new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            } finally {
+                sender.interrupt();
+                sender.join();
+            }
+        }
     }
 
     private void assertRefused(int status, HttpResponse<String> response, String... message)
