@@ -64,11 +64,24 @@ final class FeatureViewParser {
         return table;
     }
 
+    private static final Duration HOUR = Duration.ofHours(1);
+
     private static Duration tile(YamlMapping m) {
         Duration tile = m.requiredDuration("tile", false);
         // Tiles are aligned to epoch seconds by the feature job; sub-second tiles cannot align.
         if (tile != null && tile.toMillis() % 1000 != 0) {
             m.report("tile", "must be whole seconds, got " + Durations.format(tile));
+            return null;
+        }
+        // A tile keeps an id once, and copies of an id in different hours are different events
+        // (DuplicateRule): a tile across an hour's boundary would drop one.
+        if (tile != null && (tile.isZero() || HOUR.toSeconds() % tile.toSeconds() != 0)) {
+            m.report(
+                    "tile",
+                    "must divide an hour (for example 1m, 5m or 1h), got "
+                            + Durations.format(tile)
+                            + ": a tile must not span the boundary of an hour, whose copies of an"
+                            + " id are different events");
             return null;
         }
         return tile;

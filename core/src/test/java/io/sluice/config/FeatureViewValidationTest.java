@@ -55,6 +55,22 @@ class FeatureViewValidationTest {
     }
 
     @Test
+    void shouldRejectATileThatSpansAnHoursBoundary() {
+        for (String tile : new String[] {"7s", "2h"}) {
+            assertThat(errors(WITH_VIEW.replace("tile: 10m", "tile: " + tile)))
+                    .as(tile)
+                    .anySatisfy(
+                            e ->
+                                    assertThat(e)
+                                            .startsWith(
+                                                    "sluice.yaml:17: feature_views[0].tile: must"
+                                                            + " divide an hour (for example 1m, 5m"
+                                                            + " or 1h), got "
+                                                            + tile));
+        }
+    }
+
+    @Test
     void shouldRejectSubSecondTile() {
         assertThat(errors(WITH_VIEW.replace("tile: 10m", "tile: 1500ms")))
                 .containsExactly(
