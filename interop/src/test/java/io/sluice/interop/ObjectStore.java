@@ -60,7 +60,7 @@ final class ObjectStore implements AutoCloseable {
         command.addAll(List.of(dir.toString(), BUCKET));
         Process process =
                 new ProcessBuilder(command)
-                        .redirectError(Files.createTempFile("object-store", ".err").toFile())
+                        .redirectError(dir.resolveSibling(dir.getFileName() + ".err").toFile())
                         .start();
         BufferedReader out =
                 new BufferedReader(

@@ -1,9 +1,13 @@
 package io.sluice.testing;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.util.FileUtils;
 
 /**
  * The start of a command line that runs a class in a new JVM for a test: this JVM's {@code java}
@@ -18,19 +22,44 @@ import java.util.List;
  */
 public final class ChildJava {
 
+    /** The children's temporary directories, deleted when this JVM exits; made on first use. */
+    private static Path childrenTmp;
+
     private ChildJava() {}
 
     /**
      * {@code java}, the inherited flags, the class-data archive of this JVM's class path where the
-     * build asks for one ({@link SharedClasses}), then {@code options}.
+     * build asks for one ({@link SharedClasses}), a temporary directory of the child's own, then
+     * {@code options} (which may name another {@code -Djava.io.tmpdir}: the last one counts).
      */
     public static List<String> command(String... options) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(inheritedOptions());
         command.addAll(SharedClasses.forChildren().options());
+        command.add("-Djava.io.tmpdir=" + newTmpDir());
         command.addAll(List.of(options));
         return command;
+    }
+
+    /**
+     * A fresh directory under one that this JVM deletes when it exits. A child killed with SIGKILL
+     * cannot delete what it put in {@code java.io.tmpdir} (Flink's extracted RPC jar of 21 MB, a
+     * MiniCluster's directories, native libraries, S3 upload buffers), and a build kills dozens.
+     */
+    private static synchronized Path newTmpDir() {
+        try {
+            if (childrenTmp == null) {
+                Path root = Files.createTempDirectory("sluice-children-");
+                Runtime.getRuntime()
+                        .addShutdownHook(
+                                new Thread(() -> FileUtils.deleteDirectoryQuietly(root.toFile())));
+                childrenTmp = root;
+            }
+            return Files.createTempDirectory(childrenTmp, "child-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
