@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.function.LongSupplier;
+import org.apache.avro.LogicalTypes;
+import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryEncoder;
@@ -19,6 +21,10 @@ import org.apache.avro.io.EncoderFactory;
 public final class EventParser {
 
     private final ParseSpec spec;
+
+    /** Whether the event time field holds microseconds ({@code timestamp-micros}), not millis. */
+    private final boolean micros;
+
     private final RecordDecoder decoder;
     private final LongSupplier clock;
     private final GenericDatumWriter<GenericRecord> writer;
@@ -27,6 +33,10 @@ public final class EventParser {
 
     public EventParser(ParseSpec spec, LongSupplier clock) {
         this.spec = spec;
+        Schema.Field time = spec.schema().getField(spec.eventTimeField());
+        this.micros =
+                time != null
+                        && time.schema().getLogicalType() instanceof LogicalTypes.TimestampMicros;
         this.decoder = spec.decoder();
         this.clock = clock;
         this.writer = new GenericDatumWriter<>(spec.schema());
@@ -84,8 +94,11 @@ public final class EventParser {
             throw new InvalidEventException(
                     Reason.MISSING_FIELD, "missing event time '" + spec.eventTimeField() + "'");
         }
-        checkTime(eventTime);
-        return new Event(id, key, eventTime, encode(record));
+        // An event's time is milliseconds everywhere (its hour, its tiles); the record keeps the
+        // field as it is.
+        long millis = micros ? Math.floorDiv(eventTime, 1000L) : eventTime;
+        checkTime(millis);
+        return new Event(id, key, millis, encode(record));
     }
 
     private void checkTime(long eventTime) throws InvalidEventException {

@@ -69,6 +69,56 @@ class EventParserTest {
     }
 
     @Test
+    void shouldTakeAnEventTimeInMicrosecondsAsItsMillisecond() throws Exception {
+        Schema schema =
+                org.apache.avro.SchemaBuilder.record("Click")
+                        .namespace("io.sluice.test")
+                        .fields()
+                        .requiredString("event_id")
+                        .requiredString("user_id")
+                        .name("event_time")
+                        .type(
+                                org.apache.avro.LogicalTypes.timestampMicros()
+                                        .addToSchema(Schema.create(Schema.Type.LONG)))
+                        .noDefault()
+                        .endRecord();
+        EventParser parser =
+                new EventParser(
+                        new ParseSpec(
+                                "clicks",
+                                schema,
+                                java.util.List.of(schema),
+                                false,
+                                true,
+                                "event_id",
+                                "user_id",
+                                "event_time",
+                                4096,
+                                Duration.ofDays(30).toMillis(),
+                                Duration.ofHours(1).toMillis()),
+                        NOW::toEpochMilli);
+        Instant at = Instant.parse("2026-11-21T10:15:00.250999Z");
+        for (String time : new String[] {"\"" + at + "\"", Long.toString(1_795_256_100_250_999L)}) {
+            Parsed parsed =
+                    parse(
+                            parser,
+                            ("{\"event_id\":\"e-1\",\"user_id\":\"u-1\",\"event_time\":"
+                                            + time
+                                            + "}")
+                                    .getBytes(StandardCharsets.UTF_8));
+            assertThat(parsed.isValid()).as(time).isTrue();
+            // The event's hour and tiles go by milliseconds; the record keeps the microseconds.
+            assertThat(parsed.event.eventTime).as(time).isEqualTo(at.toEpochMilli());
+            GenericRecord back =
+                    new GenericDatumReader<GenericRecord>(schema)
+                            .read(
+                                    null,
+                                    DecoderFactory.get().binaryDecoder(parsed.event.payload, null));
+            assertThat(back.get("event_time")).as(time).isEqualTo(1_795_256_100_250_999L);
+        }
+    }
+
+    @Test
     void shouldAcceptEpochMillisForTimestamps() {
         long millis = NOW.minusSeconds(60).toEpochMilli();
         assertThat(parse(json, json(Long.toString(millis)).getBytes()).event.eventTime)
