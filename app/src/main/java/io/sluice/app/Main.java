@@ -31,6 +31,7 @@ import picocli.CommandLine.Command;
 public final class Main {
 
     public static void main(String[] args) {
+        ProcessScratch.install();
         System.exit(run(args));
     }
 
