@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The Lettuce connection under {@link RedisOnlineStore}: to one server or a cluster, made on first
@@ -32,6 +33,7 @@ final class RedisConnection implements AutoCloseable {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     private final URI uri;
+    private final Duration timeout;
     private final AutoCloseable client;
 
     /** Lettuce's event loops, given to the client so that its channels acknowledge promptly. */
@@ -41,6 +43,9 @@ final class RedisConnection implements AutoCloseable {
 
     /** The connection, once made: Redis may not be up when the store is opened. */
     private volatile Connected connected;
+
+    /** Held while a connection is being made. */
+    private final ReentrantLock connecting = new ReentrantLock();
 
     /** Held while commands are queued with auto-flush off, so pipelines never interleave. */
     private final Object pipeline = new Object();
@@ -54,11 +59,19 @@ final class RedisConnection implements AutoCloseable {
     }
 
     RedisConnection(URI uri) {
+        this(uri, TIMEOUT);
+    }
+
+    /** With {@code timeout} for the handshake and every command instead of {@link #TIMEOUT}. */
+    RedisConnection(URI uri, Duration timeout) {
         this.uri = uri;
+        this.timeout = timeout;
         this.resources = DefaultClientResources.builder().nettyCustomizer(new QuickAck()).build();
         if (isCluster(uri)) {
-            RedisClusterClient cluster = RedisClusterClient.create(resources, seeds(uri));
-            cluster.setOptions(failFast(ClusterClientOptions.builder()).build());
+            List<RedisURI> seeds = seeds(uri);
+            seeds.forEach(seed -> seed.setTimeout(timeout));
+            RedisClusterClient cluster = RedisClusterClient.create(resources, seeds);
+            cluster.setOptions(failFast(ClusterClientOptions.builder(), timeout).build());
             client = cluster::shutdown;
             connector =
                     () -> {
@@ -67,8 +80,12 @@ final class RedisConnection implements AutoCloseable {
                         return new Connected(c, c.async());
                     };
         } else {
-            RedisClient single = RedisClient.create(resources, RedisURI.create(uri));
-            single.setOptions(failFast(ClientOptions.builder()).build());
+            // The handshake bounded too: Lettuce's default of 60 s held an attempt to reach a
+            // Redis that accepts and never answers (a black hole, not a refusal) for a minute.
+            RedisURI one = RedisURI.create(uri);
+            one.setTimeout(timeout);
+            RedisClient single = RedisClient.create(resources, one);
+            single.setOptions(failFast(ClientOptions.builder(), timeout).build());
             client = single::shutdown;
             connector =
                     () -> {
@@ -92,10 +109,10 @@ final class RedisConnection implements AutoCloseable {
      * Options of either client: reconnect by itself, but reject commands while disconnected and
      * time them out, so nothing is buffered without bound while Redis is away.
      */
-    private static <B extends ClientOptions.Builder> B failFast(B builder) {
+    private static <B extends ClientOptions.Builder> B failFast(B builder, Duration timeout) {
         builder.autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(TIMEOUT));
+                .timeoutOptions(TimeoutOptions.enabled(timeout));
         return builder;
     }
 
@@ -104,11 +121,19 @@ final class RedisConnection implements AutoCloseable {
         if (c != null) {
             return c;
         }
-        synchronized (pipeline) {
+        // One attempt at a time; the others fail at once rather than queue behind it, so that a
+        // server answers them 503 now, not one timeout after another.
+        if (!connecting.tryLock()) {
+            throw new IOException(
+                    "not connected to Redis at "
+                            + redacted(uri)
+                            + ": another attempt is under way");
+        }
+        try {
             if (connected == null) {
                 try {
                     Connected made = connector.connect();
-                    made.connection().setTimeout(TIMEOUT);
+                    made.connection().setTimeout(timeout);
                     connected = made;
                 } catch (RuntimeException e) {
                     throw new IOException(
@@ -117,6 +142,8 @@ final class RedisConnection implements AutoCloseable {
                 }
             }
             return connected;
+        } finally {
+            connecting.unlock();
         }
     }
 
@@ -206,6 +233,11 @@ final class RedisConnection implements AutoCloseable {
     /** Whether a connection has been made (Lettuce then reconnects by itself). */
     boolean isConnected() {
         return connected != null;
+    }
+
+    /** Whether a connection attempt is under way. */
+    boolean isConnecting() {
+        return connecting.isLocked();
     }
 
     /**
