@@ -37,8 +37,8 @@ final class TrainingPlan {
     static final String ROW_COLUMN = "__sluice_spine_row";
 
     /**
-     * The views of one entity, computed in one pass of the job: the spine partitioned by the bucket
-     * of that entity's key.
+     * The views of one entity whose tables bucket it alike, computed in one pass of the job: the
+     * spine partitioned by the bucket of that entity's key.
      *
      * @param entity the spine column
      * @param views the requested views of that entity
@@ -178,11 +178,30 @@ final class TrainingPlan {
             vp.columns.add(i);
         }
         views.addAll(byName.values());
-        Map<String, List<PlannedView>> byEntity = new LinkedHashMap<>();
+        groups.addAll(groups(views));
+    }
+
+    /**
+     * The passes {@code views} take: one per entity column and way of bucketing it. A pass
+     * partitions the spine by one table's bucket of each key and reads every view's files of that
+     * bucket, so views whose tables bucket the same key differently (another bucket count, the key
+     * declared as a string in one and a long in the other) must not share one: they would read
+     * other keys' files and find the entity missing.
+     */
+    static List<Group> groups(List<PlannedView> views) {
+        Map<List<Object>, List<PlannedView>> byBucketing = new LinkedHashMap<>();
         for (PlannedView vp : views) {
-            byEntity.computeIfAbsent(vp.entity, e -> new ArrayList<>()).add(vp);
+            List<Object> bucketing =
+                    List.of(
+                            vp.entity,
+                            vp.table.buckets(),
+                            Nullable.valueType(vp.table.schema().getField(vp.table.key()).schema())
+                                    .getType());
+            byBucketing.computeIfAbsent(bucketing, b -> new ArrayList<>()).add(vp);
         }
-        byEntity.forEach((entity, vs) -> groups.add(new Group(entity, List.copyOf(vs))));
+        List<Group> passes = new ArrayList<>();
+        byBucketing.forEach((b, vs) -> passes.add(new Group(vs.get(0).entity, List.copyOf(vs))));
+        return passes;
     }
 
     /**
