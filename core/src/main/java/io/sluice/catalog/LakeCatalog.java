@@ -133,7 +133,7 @@ public final class LakeCatalog implements Closeable {
             Map<String, String> properties) {
         TableIdentifier id = identifier(name);
         try {
-            return catalog.loadTable(id);
+            return evolved(catalog.loadTable(id), schema);
         } catch (NoSuchTableException missing) {
             // Created below.
         }
@@ -161,6 +161,37 @@ public final class LakeCatalog implements Closeable {
             }
         }
         return catalog.loadTable(id);
+    }
+
+    /**
+     * {@code table} with the columns {@code schema} adds and the types it widens (a field added
+     * with a default, int to long), as the table's Avro schema evolves: the warehouse's newer files
+     * carry them, and Iceberg's readers see only what the table's schema and name mapping name.
+     * Columns are never dropped or narrowed here: older files still hold them.
+     */
+    private Table evolved(Table table, Schema schema) {
+        for (int attempt = 0; ; attempt++) {
+            if (table.updateSchema().unionByNameWith(schema).apply().sameSchema(table.schema())) {
+                return table;
+            }
+            try {
+                Transaction evolve = table.newTransaction();
+                evolve.updateSchema().unionByNameWith(schema).commit();
+                evolve.updateProperties()
+                        .set(
+                                TableProperties.DEFAULT_NAME_MAPPING,
+                                NameMappingParser.toJson(
+                                        MappingUtil.create(evolve.table().schema())))
+                        .commit();
+                evolve.commitTransaction();
+            } catch (RuntimeException raced) {
+                // Another subtask evolved it at the same time: look again.
+                if (attempt >= 2) {
+                    throw raced;
+                }
+            }
+            table.refresh();
+        }
     }
 
     private void createNamespace() {

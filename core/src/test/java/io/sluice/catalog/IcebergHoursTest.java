@@ -75,6 +75,54 @@ class IcebergHoursTest {
     }
 
     @Test
+    void shouldAddTheColumnsANewerSchemaAddsKeepingTheOldOnesIdsAndTheNameMapping()
+            throws IOException {
+        Table before = catalog.table(purchases);
+        int userId = before.schema().findField("user_id").fieldId();
+        // The table's next schema version: a nullable field added with a default.
+        org.apache.avro.Schema current = Schemas.current("Purchase").orElseThrow();
+        List<org.apache.avro.Schema.Field> fields = new ArrayList<>();
+        for (org.apache.avro.Schema.Field f : current.getFields()) {
+            fields.add(new org.apache.avro.Schema.Field(f, f.schema()));
+        }
+        fields.add(
+                new org.apache.avro.Schema.Field(
+                        "gift_wrap",
+                        org.apache.avro.Schema.createUnion(
+                                org.apache.avro.Schema.create(org.apache.avro.Schema.Type.NULL),
+                                org.apache.avro.Schema.create(org.apache.avro.Schema.Type.STRING)),
+                        "added later",
+                        org.apache.avro.Schema.Field.NULL_DEFAULT_VALUE));
+        org.apache.avro.Schema next =
+                org.apache.avro.Schema.createRecord(
+                        current.getName(), current.getDoc(), current.getNamespace(), false, fields);
+        SluiceConfig evolved =
+                SluiceConfig.parse(
+                        """
+                        kafka: { bootstrap: localhost:9092 }
+                        storage: { root: file:./lake }
+                        tables:
+                          - { name: purchases, topic: shop.purchases, schema: Purchase,
+                              event_time: event_time, key: user_id, id: event_id, buckets: 4 }
+                        """,
+                        "sluice.yaml",
+                        root,
+                        name -> next);
+
+        Table after = catalog.table(evolved.tables().get(0));
+
+        Types.NestedField added = after.schema().findField("gift_wrap");
+        assertThat(added).as("the new column").isNotNull();
+        assertThat(added.isOptional()).isTrue();
+        assertThat(after.schema().findField("user_id").fieldId()).isEqualTo(userId);
+        assertThat(after.properties().get(TableProperties.DEFAULT_NAME_MAPPING))
+                .contains("\"gift_wrap\"");
+        // Opened again with that schema, nothing changes.
+        long schemaId = after.schema().schemaId();
+        assertThat(catalog.table(evolved.tables().get(0)).schema().schemaId()).isEqualTo(schemaId);
+    }
+
+    @Test
     void shouldCreateAHourPartitionedSortedV2TableOverTheWarehouseColumns() {
         Table table = catalog.table(purchases);
 
