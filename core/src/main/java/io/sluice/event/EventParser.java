@@ -101,7 +101,24 @@ public final class EventParser {
         return new Event(id, key, millis, encode(record));
     }
 
+    /**
+     * The times whose hour a lake partition can name ({@code dt=YYYY-MM-DD}, a four-digit year):
+     * the years 1 to 9999. A later year made a partition name that its own parser refused, failing
+     * the job at every restart; an earlier one lost its era.
+     */
+    static final long FIRST_TIME = Instant.parse("0001-01-01T00:00:00Z").toEpochMilli();
+
+    static final long END_TIME = Instant.parse("+10000-01-01T00:00:00Z").toEpochMilli();
+
     private void checkTime(long eventTime) throws InvalidEventException {
+        if (eventTime < FIRST_TIME || eventTime >= END_TIME) {
+            throw new InvalidEventException(
+                    Reason.TIMESTAMP_OUT_OF_RANGE,
+                    "event time "
+                            + Instant.ofEpochMilli(eventTime)
+                            + " is outside the years 1 to 9999, which an hour partition"
+                            + " (dt=YYYY-MM-DD) can name");
+        }
         long now = clock.getAsLong();
         if (eventTime > now + spec.maxFutureMillis() || eventTime < now - spec.maxPastMillis()) {
             throw new InvalidEventException(

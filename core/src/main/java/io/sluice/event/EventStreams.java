@@ -40,12 +40,7 @@ public final class EventStreams {
         // may hand records on without a defensive copy.
         env.getConfig().enableObjectReuse();
         WatermarkStrategy<Parsed> watermarks =
-                WatermarkStrategy.<Parsed>forBoundedOutOfOrderness(table.maxOutOfOrderness())
-                        // Dead letters carry no trustworthy time; MIN_VALUE never moves the
-                        // watermark, so a bogus timestamp cannot make good events late.
-                        .withTimestampAssigner(
-                                (p, ts) -> p.isValid() ? p.event.eventTime : Long.MIN_VALUE)
-                        .withIdleness(table.idleness());
+                ValidEventWatermarks.strategy(table.maxOutOfOrderness(), table.idleness());
         return env.fromSource(source, watermarks, "source-" + t)
                 .uid(job + "-" + t + "-source")
                 .process(new DeadLetterRouter())

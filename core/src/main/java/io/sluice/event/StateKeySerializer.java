@@ -17,9 +17,10 @@ import org.apache.flink.types.StringValue;
  * <p>A heap state backend writes every key of the de-duplication state at every checkpoint, into an
  * unbuffered, synchronized stream; {@code StringSerializer} writes a key one character at a time,
  * so that a lock per character was the largest single cost of the ingest job (see the README,
- * "Where ingest's time goes"). The bytes are the same, so a savepoint taken with either serializer
- * restores with the other: the snapshot declares itself compatible as is with {@code
- * StringSerializer}'s.
+ * "Where ingest's time goes"). The bytes are the same, so a savepoint taken with {@code
+ * StringSerializer}'s keys restores with this one (this snapshot declares itself compatible as is
+ * with that one's). Not the other way: {@code StringSerializer} does not know this snapshot, so a
+ * Sluice from before this serializer cannot restore a savepoint taken after it.
  *
  * <p>Not thread-safe (it reuses a buffer): {@link #duplicate} gives each user its own.
  */

@@ -119,6 +119,34 @@ class EventParserTest {
     }
 
     @Test
+    void shouldRefuseATimeWhoseHourNoPartitionCanName() {
+        // max_past and max_future as wide as the config allows.
+        ParseSpec wide =
+                new ParseSpec(
+                        "purchases",
+                        PURCHASE,
+                        Schemas.writerSchemas("Purchase"),
+                        false,
+                        true,
+                        "event_id",
+                        "user_id",
+                        "event_time",
+                        4096,
+                        Duration.ofDays(999_999_999).toMillis(),
+                        Duration.ofDays(999_999_999).toMillis());
+        EventParser parser = new EventParser(wide, NOW::toEpochMilli);
+        long year10000 = Instant.parse("+10000-01-01T00:00:00Z").toEpochMilli();
+        for (long time :
+                new long[] {year10000, Instant.parse("0000-12-31T23:00:00Z").toEpochMilli()}) {
+            Parsed parsed = parse(parser, json(Long.toString(time)).getBytes());
+            assertThat(parsed.isValid()).as(Long.toString(time)).isFalse();
+            assertThat(parsed.deadLetter.reason).isEqualTo(Reason.TIMESTAMP_OUT_OF_RANGE.name());
+            assertThat(parsed.deadLetter.message).contains("outside the years 1 to 9999");
+        }
+        assertThat(parse(parser, json(Long.toString(year10000 - 1)).getBytes()).isValid()).isTrue();
+    }
+
+    @Test
     void shouldAcceptEpochMillisForTimestamps() {
         long millis = NOW.minusSeconds(60).toEpochMilli();
         assertThat(parse(json, json(Long.toString(millis)).getBytes()).event.eventTime)
