@@ -21,18 +21,35 @@ class EventParserTest {
     static final Schema PURCHASE = Purchase.getClassSchema();
 
     static ParseSpec spec(boolean avro, boolean strict) {
-        return new ParseSpec(
-                "purchases",
+        return spec(
                 PURCHASE,
                 Schemas.writerSchemas("Purchase"),
+                avro,
+                strict,
+                Duration.ofDays(30),
+                Duration.ofHours(1));
+    }
+
+    /** A table of {@code schema} keyed by user_id, its ids event_id, its time event_time. */
+    static ParseSpec spec(
+            Schema schema,
+            java.util.List<Schema> writers,
+            boolean avro,
+            boolean strict,
+            Duration maxPast,
+            Duration maxFuture) {
+        return new ParseSpec(
+                "purchases",
+                schema,
+                writers,
                 avro,
                 strict,
                 "event_id",
                 "user_id",
                 "event_time",
                 4096,
-                Duration.ofDays(30).toMillis(),
-                Duration.ofHours(1).toMillis());
+                maxPast.toMillis(),
+                maxFuture.toMillis());
     }
 
     static String json(String eventTime) {
@@ -84,18 +101,13 @@ class EventParserTest {
                         .endRecord();
         EventParser parser =
                 new EventParser(
-                        new ParseSpec(
-                                "clicks",
+                        spec(
                                 schema,
                                 java.util.List.of(schema),
                                 false,
                                 true,
-                                "event_id",
-                                "user_id",
-                                "event_time",
-                                4096,
-                                Duration.ofDays(30).toMillis(),
-                                Duration.ofHours(1).toMillis()),
+                                Duration.ofDays(30),
+                                Duration.ofHours(1)),
                         NOW::toEpochMilli);
         Instant at = Instant.parse("2026-11-21T10:15:00.250999Z");
         for (String time : new String[] {"\"" + at + "\"", Long.toString(1_795_256_100_250_999L)}) {
@@ -122,18 +134,13 @@ class EventParserTest {
     void shouldRefuseATimeWhoseHourNoPartitionCanName() {
         // max_past and max_future as wide as the config allows.
         ParseSpec wide =
-                new ParseSpec(
-                        "purchases",
+                spec(
                         PURCHASE,
                         Schemas.writerSchemas("Purchase"),
                         false,
                         true,
-                        "event_id",
-                        "user_id",
-                        "event_time",
-                        4096,
-                        Duration.ofDays(999_999_999).toMillis(),
-                        Duration.ofDays(999_999_999).toMillis());
+                        Duration.ofDays(999_999_999),
+                        Duration.ofDays(999_999_999));
         EventParser parser = new EventParser(wide, NOW::toEpochMilli);
         long year10000 = Instant.parse("+10000-01-01T00:00:00Z").toEpochMilli();
         for (long time :
