@@ -203,6 +203,14 @@ class CompactJobITCase {
                 }
             }
         } finally {
+            if (job.getJobStatus().get() == org.apache.flink.api.common.JobStatus.FAILED) {
+                // The job's own failure is what to report, not the cancel that it refuses.
+                try {
+                    job.getJobExecutionResult().get();
+                } catch (java.util.concurrent.ExecutionException failed) {
+                    throw new AssertionError("the continuous job failed", failed.getCause());
+                }
+            }
             job.cancel().get();
             // Cancelling is acknowledged before the task stops: an hour it was publishing could
             // still be writing under the temporary directory JUnit deletes next.

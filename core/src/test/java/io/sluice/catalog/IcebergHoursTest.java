@@ -79,6 +79,8 @@ class IcebergHoursTest {
             throws IOException {
         Table before = catalog.table(purchases);
         int userId = before.schema().findField("user_id").fieldId();
+        // Opened again with the schema it was made with, nothing is committed.
+        assertThat(metadataFile(catalog.table(purchases))).isEqualTo(metadataFile(before));
         // The table's next schema version: a nullable field added with a default.
         org.apache.avro.Schema current = Schemas.current("Purchase").orElseThrow();
         List<org.apache.avro.Schema.Field> fields = new ArrayList<>();
@@ -420,5 +422,9 @@ class IcebergHoursTest {
             records.forEach(r -> users.add(r.getField("user_id").toString()));
         }
         return users;
+    }
+
+    private static String metadataFile(Table table) {
+        return ((HasTableOperations) table).operations().current().metadataFileLocation();
     }
 }
