@@ -147,11 +147,7 @@ public final class LakeCatalog implements Closeable {
                             .withProperties(properties)
                             .createTransaction();
             // The mapping needs the ids the catalog assigned, so it is set in the same transaction.
-            create.updateProperties()
-                    .set(
-                            TableProperties.DEFAULT_NAME_MAPPING,
-                            NameMappingParser.toJson(MappingUtil.create(create.table().schema())))
-                    .commit();
+            mapNames(create);
             create.commitTransaction();
         } catch (RuntimeException raced) {
             // Another subtask created it first (SQLite reports that as a plain SQL error):
@@ -177,12 +173,7 @@ public final class LakeCatalog implements Closeable {
             try {
                 Transaction evolve = table.newTransaction();
                 evolve.updateSchema().unionByNameWith(schema).commit();
-                evolve.updateProperties()
-                        .set(
-                                TableProperties.DEFAULT_NAME_MAPPING,
-                                NameMappingParser.toJson(
-                                        MappingUtil.create(evolve.table().schema())))
-                        .commit();
+                mapNames(evolve);
                 evolve.commitTransaction();
             } catch (RuntimeException raced) {
                 // Another subtask evolved it at the same time: look again.
@@ -192,6 +183,18 @@ public final class LakeCatalog implements Closeable {
             }
             table.refresh();
         }
+    }
+
+    /**
+     * Sets the default name mapping of the schema {@code tx} leaves the table with: the lake's
+     * files carry no Iceberg field ids, so readers map their columns by name.
+     */
+    private static void mapNames(Transaction tx) {
+        tx.updateProperties()
+                .set(
+                        TableProperties.DEFAULT_NAME_MAPPING,
+                        NameMappingParser.toJson(MappingUtil.create(tx.table().schema())))
+                .commit();
     }
 
     private void createNamespace() {

@@ -129,12 +129,14 @@ final class Endpoints {
                                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                                     .end(
                                             refusal(
-                                                    408,
-                                                    "the request did not arrive whole within "
-                                                            + seconds
-                                                            + " s of its headers"
-                                                            + " (--request-timeout); send its body"
-                                                            + " at once"))
+                                                            408,
+                                                            "the request did not arrive whole"
+                                                                    + " within "
+                                                                    + seconds
+                                                                    + " s of its headers"
+                                                                    + " (--request-timeout); send"
+                                                                    + " its body at once")
+                                                    .toString())
                                     .onComplete(sent -> ctx.request().connection().close());
                         });
         ctx.put(RECEIVE_DEADLINE, timer);
@@ -316,16 +318,12 @@ final class Endpoints {
     }
 
     private void refuse(RoutingContext ctx, int code, String message) {
-        json(ctx, code, mapper.createObjectNode().put("status", code).put("message", message));
+        json(ctx, code, refusal(code, message));
     }
 
-    private String refusal(int code, String message) {
-        try {
-            return mapper.writeValueAsString(
-                    mapper.createObjectNode().put("status", code).put("message", message));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    /** A refusal's body: {@code {"status": code, "message": message}}. */
+    private ObjectNode refusal(int code, String message) {
+        return mapper.createObjectNode().put("status", code).put("message", message);
     }
 
     private void json(RoutingContext ctx, int code, ObjectNode body) {

@@ -191,12 +191,7 @@ final class TrainingPlan {
     static List<Group> groups(List<PlannedView> views) {
         Map<List<Object>, List<PlannedView>> byBucketing = new LinkedHashMap<>();
         for (PlannedView vp : views) {
-            List<Object> bucketing =
-                    List.of(
-                            vp.entity,
-                            vp.table.buckets(),
-                            Nullable.valueType(vp.table.schema().getField(vp.table.key()).schema())
-                                    .getType());
+            List<Object> bucketing = List.of(vp.entity, vp.table.buckets(), keyType(vp.table));
             byBucketing.computeIfAbsent(bucketing, b -> new ArrayList<>()).add(vp);
         }
         List<Group> passes = new ArrayList<>();
@@ -333,14 +328,17 @@ final class TrainingPlan {
     }
 
     static int bucket(TableConfig table, String key) {
-        Schema.Type type =
-                Nullable.valueType(table.schema().getField(table.key()).schema()).getType();
         Object typed =
-                switch (type) {
+                switch (keyType(table)) {
                     case INT -> Integer.parseInt(key);
                     case LONG -> Long.parseLong(key);
                     default -> key;
                 };
         return HiveBucketing.bucket(typed, table.buckets());
+    }
+
+    /** The Avro type of {@code table}'s key, which its Hive bucket hash depends on. */
+    private static Schema.Type keyType(TableConfig table) {
+        return Nullable.valueType(table.schema().getField(table.key()).schema()).getType();
     }
 }
