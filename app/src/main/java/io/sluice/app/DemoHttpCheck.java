@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
@@ -72,11 +73,24 @@ final class DemoHttpCheck {
                         .max(Comparator.comparingInt(v -> v.features().size()))
                         .orElseThrow(() -> new IllegalStateException("no feature views"));
         ObjectNode report = mapper.createObjectNode();
-        Pick pick = pick(rows, view, System.currentTimeMillis());
+        long now = System.currentTimeMillis();
+        OptionalLong written;
+        try (OnlineStore store = OnlineStores.open(config.online())) {
+            written = store.writtenThrough(view.name());
+        }
+        // A row the features job has written the view through: a later one is INCOMPLETE.
+        long until = written.isPresent() ? Math.min(now, written.getAsLong() + 1) : now;
+        Pick pick = pick(rows, view, now, until);
         if (pick == null) {
-            out.println("serve: no training-set row is within the retention of " + view.name());
+            out.println(
+                    "serve: no training-set row is within the retention of "
+                            + view.name()
+                            + " and before what the features job has written");
             report.put("ok", false);
-            report.put("problem", "no training-set row within the view's retention");
+            report.put(
+                    "problem",
+                    "no training-set row within the view's retention and the features job's"
+                            + " written-through mark");
             return report;
         }
         GenericRecord row = rows.rows().get(pick.row());
@@ -177,9 +191,10 @@ final class DemoHttpCheck {
      * The row to ask about: among rows at a past time well inside {@code view}'s ttl, the one with
      * the most non-null values of {@code view}, then the most distinct ones (the first such), so
      * that the entity has events in the view and the comparison covers the view's min, max, average
-     * and last, not only counts, and sums of more than one event where there are any.
+     * and last, not only counts, and sums of more than one event where there are any. Only rows
+     * before {@code until} (now, or how far the features job has written the view) count.
      */
-    static Pick pick(Spine rows, FeatureViewConfig view, long now) {
+    static Pick pick(Spine rows, FeatureViewConfig view, long now, long until) {
         Schema.Field key = rows.column(view.entity(), "the entity");
         Schema.Field time = rows.column(TrainingSetBuilder.TIMESTAMP_COLUMN, "the row's time");
         Pick best = null;
@@ -187,7 +202,7 @@ final class DemoHttpCheck {
         for (int i = 0; i < rows.rows().size(); i++) {
             Instant instant = rows.time(i, time);
             long at = instant.toEpochMilli();
-            if (at >= now || at < now - view.ttl().toMillis() + RETENTION_MARGIN_MS) {
+            if (at >= until || at < now - view.ttl().toMillis() + RETENTION_MARGIN_MS) {
                 continue;
             }
             int present = 0;

@@ -73,9 +73,12 @@ final class GetCommand implements Callable<Integer> {
         List<FeatureReader.Vector> vectors;
         try (OnlineStore store = OnlineStores.open(cfg.online())) {
             try {
+                FeatureReader reader = new FeatureReader(store, views, System::currentTimeMillis);
+                // A chosen time is answered only as far as the features job has written it.
                 vectors =
-                        new FeatureReader(store, views, System::currentTimeMillis)
-                                .read(refs, entities, atInstant);
+                        at == null
+                                ? reader.read(refs, entities, atInstant)
+                                : reader.readAsOf(refs, entities, atInstant);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--features: " + e.getMessage());
             }

@@ -83,7 +83,8 @@ class DemoHttpCheckTest {
         rows.add(row(schema, "u-three-distinct", now - 120_000, 3, true));
 
         DemoHttpCheck.Pick pick =
-                DemoHttpCheck.pick(new Spine(dir.resolve("t.parquet"), schema, rows), view, now);
+                DemoHttpCheck.pick(
+                        new Spine(dir.resolve("t.parquet"), schema, rows), view, now, now);
 
         assertThat(pick.row()).isEqualTo(6);
         assertThat(pick.entity()).isEqualTo("u-three-distinct");
@@ -91,14 +92,33 @@ class DemoHttpCheckTest {
         // Without it, the first of the rows with most values.
         pick =
                 DemoHttpCheck.pick(
-                        new Spine(dir.resolve("t.parquet"), schema, rows.subList(0, 6)), view, now);
+                        new Spine(dir.resolve("t.parquet"), schema, rows.subList(0, 6)),
+                        view,
+                        now,
+                        now);
         assertThat(pick.row()).isEqualTo(3);
         assertThat(pick.entity()).isEqualTo("u-three");
         assertThat(pick.at()).isEqualTo(Instant.ofEpochMilli(now - 7_200_000));
+        // Nor a row at or after what the features job has written the view through.
+        pick =
+                DemoHttpCheck.pick(
+                        new Spine(dir.resolve("t.parquet"), schema, rows),
+                        view,
+                        now,
+                        now - 7_200_000);
+        assertThat(pick).isNull();
+        pick =
+                DemoHttpCheck.pick(
+                        new Spine(dir.resolve("t.parquet"), schema, rows),
+                        view,
+                        now,
+                        now - 3_600_000 + 1);
+        assertThat(pick.entity()).as("the best of the rows before the mark").isEqualTo("u-three");
         assertThat(
                         DemoHttpCheck.pick(
                                 new Spine(dir.resolve("t.parquet"), schema, rows.subList(0, 2)),
                                 view,
+                                now,
                                 now))
                 .isNull();
     }

@@ -17,10 +17,25 @@ import org.apache.flink.util.clock.RelativeClock;
  * rejected records (a producer writing a schema the job does not know, tombstones, a broken clock)
  * never went idle, held the table's watermark at its last valid event, and no hour of the table was
  * ever completed: one bad producer stopped the table.
+ *
+ * <p>Besides every periodic emit, a watermark goes out as soon as a partition's events have moved
+ * {@link #STEP} of event time since the last one that did. Reading a backlog, periodic watermarks
+ * cover whatever the source read in between (hours of events, in a bounded run's last interval),
+ * and a bounded run ends without a last one: the features job's written-through mark ({@code
+ * OnlineSink}) would stay that far behind the tiles it wrote. With the step it stays within a
+ * minute of event time, at one more watermark per minute of events.
  */
 public final class ValidEventWatermarks implements WatermarkGenerator<Parsed> {
 
+    /** How far a partition's event time moves between the watermarks its events send at once. */
+    static final long STEP = 60_000;
+
     private final WatermarkGenerator<Parsed> watermarks;
+
+    /** The event time that last sent a watermark at once, or the first one seen. */
+    private long stepped;
+
+    private boolean started;
 
     public ValidEventWatermarks(
             Duration maxOutOfOrderness, Duration idleness, RelativeClock activityClock) {
@@ -48,6 +63,13 @@ public final class ValidEventWatermarks implements WatermarkGenerator<Parsed> {
     public void onEvent(Parsed record, long timestamp, WatermarkOutput output) {
         if (record.isValid()) {
             watermarks.onEvent(record, timestamp, output);
+            if (!started) {
+                started = true;
+                stepped = timestamp;
+            } else if (timestamp > stepped && timestamp - stepped >= STEP) {
+                stepped = timestamp;
+                watermarks.onPeriodicEmit(output);
+            }
         }
     }
 

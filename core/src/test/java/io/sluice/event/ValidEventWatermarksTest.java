@@ -88,6 +88,20 @@ class ValidEventWatermarksTest {
         nanos += 1_000_000_000L;
         watermarks.onEvent(valid(200_000), 200_000, output);
         watermarks.onPeriodicEmit(output);
-        assertThat(said).containsExactly("watermark " + (200_000 - 5_000 - 1));
+        assertThat(said).containsOnly("watermark " + (200_000 - 5_000 - 1));
+    }
+
+    @Test
+    void aMinuteOfEventTimeSendsAWatermarkWithoutWaitingForThePeriodicOne() {
+        watermarks.onEvent(valid(100_000), 100_000, output);
+        watermarks.onEvent(valid(159_999), 159_999, output);
+        assertThat(said).as("less than a step").isEmpty();
+        watermarks.onEvent(valid(160_000), 160_000, output);
+        assertThat(said).containsExactly("watermark " + (160_000 - 5_000 - 1));
+        watermarks.onEvent(valid(100_000), 100_000, output);
+        watermarks.onEvent(valid(219_999), 219_999, output);
+        assertThat(said).as("a step counts from the event that sent the last").hasSize(1);
+        watermarks.onEvent(valid(220_000), 220_000, output);
+        assertThat(said).last().isEqualTo("watermark " + (220_000 - 5_000 - 1));
     }
 }

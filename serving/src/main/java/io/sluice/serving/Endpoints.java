@@ -188,12 +188,17 @@ final class Endpoints {
                                 .setStatusCode(200)
                                 .putHeader("content-type", "application/json")
                                 .end(body);
-        if (!store.readsWithoutBlocking()) {
+        if (request.at() != null || !store.readsWithoutBlocking()) {
             // The response is encoded on the worker too: a batch's is thousands of values, and
-            // the event loop serves every connection.
+            // the event loop serves every connection. A chosen `at` also reads how far the
+            // features job has written its views, on the worker: such reads are for looking
+            // back, not the latency-bound read at now.
             readStore(
                     ctx,
-                    () -> reader.read(request.features(), request.entities(), at),
+                    () ->
+                            request.at() == null
+                                    ? reader.read(request.features(), request.entities(), at)
+                                    : reader.readAsOf(request.features(), request.entities(), at),
                     encode,
                     answer);
             return;

@@ -51,12 +51,18 @@ public final class FeastResponse {
         return JsonMapper.builder().enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER).build();
     }
 
-    /** Feast's field statuses that Sluice's map onto. */
+    /** Feast's field statuses that Sluice's map onto, and one of Sluice's own. */
     public enum FeastStatus {
         PRESENT,
         NULL_VALUE,
         NOT_FOUND,
-        OUTSIDE_MAX_AGE
+        OUTSIDE_MAX_AGE,
+        /**
+         * Sluice's own, with no Feast counterpart: the request's {@code "at"} (itself Sluice's, so
+         * a Feast client never sees it) is later than the features job has written the view
+         * through, so no value is given rather than one from part of the events.
+         */
+        INCOMPLETE
     }
 
     /**
@@ -64,10 +70,10 @@ public final class FeastResponse {
      * EMPTY_WINDOW} is {@code NULL_VALUE} (null min, max, avg, last; count and sum of an empty
      * window are {@code OK} zeros, so {@code PRESENT}); {@code OUT_OF_RETENTION} is {@code
      * OUTSIDE_MAX_AGE}; {@code NOT_FOUND} (no event of the entity in the view's retention) is
-     * {@code NOT_FOUND}. {@code INCOMPLETE} (the data a value needs is not all there yet) has no
-     * Feast counterpart; it is {@code NULL_VALUE}, since its value is null and the entity may well
-     * exist ({@code NOT_FOUND} would say it does not, {@code OUTSIDE_MAX_AGE} that a stored value
-     * is too old). Only the training-set builder gives it; the online reader never does.
+     * {@code NOT_FOUND}. {@code INCOMPLETE} (a read at an {@code "at"} the features job has not
+     * written the view through) has no Feast counterpart and stays {@code INCOMPLETE}: {@code
+     * NULL_VALUE} would pass its null as the entity's value, {@code NOT_FOUND} would say the entity
+     * does not exist, {@code OUTSIDE_MAX_AGE} that a stored value is too old.
      */
     public static FeastStatus status(FeatureValue value) {
         return switch (value.status()) {
@@ -75,7 +81,7 @@ public final class FeastResponse {
                     value.value() == null ? FeastStatus.NULL_VALUE : FeastStatus.PRESENT;
             case OUT_OF_RETENTION -> FeastStatus.OUTSIDE_MAX_AGE;
             case NOT_FOUND -> FeastStatus.NOT_FOUND;
-            case INCOMPLETE -> FeastStatus.NULL_VALUE;
+            case INCOMPLETE -> FeastStatus.INCOMPLETE;
         };
     }
 

@@ -38,8 +38,8 @@ class FeastResponseTest {
         assertThat(FeastResponse.status(new FeatureValue(null, Status.NOT_FOUND, -1)))
                 .isEqualTo(FeastStatus.NOT_FOUND);
         assertThat(FeastResponse.status(new FeatureValue(null, Status.INCOMPLETE, -1)))
-                .as("Feast has no INCOMPLETE; the value is null, the entity may exist")
-                .isEqualTo(FeastStatus.NULL_VALUE);
+                .as("Feast has no INCOMPLETE, and NULL_VALUE would pass the null as a value")
+                .isEqualTo(FeastStatus.INCOMPLETE);
     }
 
     @Test

@@ -169,7 +169,7 @@ public final class FeaturesBenchmark {
                 view,
                 table,
                 EventStreams.source(config.kafka(), table, true, "bench-" + UUID.randomUUID()),
-                new OnlineSink(online, FeaturesJob.FLUSH_INTERVAL_MILLIS),
+                new OnlineSink(online, view.name(), FeaturesJob.FLUSH_INTERVAL_MILLIS),
                 true,
                 null);
         return records / IngestBenchmark.seconds(env.execute("bench-features").getNetRuntime());

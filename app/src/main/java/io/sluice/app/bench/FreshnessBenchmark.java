@@ -108,7 +108,7 @@ final class FreshnessBenchmark {
                 live,
                 EventStreams.source(
                         config.kafka(), live, false, "bench-fresh-" + UUID.randomUUID()),
-                new OnlineSink(online, FeaturesJob.FLUSH_INTERVAL_MILLIS),
+                new OnlineSink(online, viewConfig.name(), FeaturesJob.FLUSH_INTERVAL_MILLIS),
                 false,
                 null);
         JobClient job = env.executeAsync("bench-freshness");

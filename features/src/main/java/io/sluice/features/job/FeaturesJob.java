@@ -46,7 +46,6 @@ public final class FeaturesJob {
             SluiceConfig config,
             boolean bounded,
             boolean fromEarliest) {
-        Sink<TileUpdate> online = new OnlineSink(config.online(), FLUSH_INTERVAL_MILLIS);
         for (FeatureViewConfig view : config.featureViews()) {
             TableConfig table = config.table(view.source()).orElseThrow();
             defineView(
@@ -54,7 +53,7 @@ public final class FeaturesJob {
                     view,
                     table,
                     EventStreams.source(config.kafka(), table, bounded, job(view), fromEarliest),
-                    online,
+                    new OnlineSink(config.online(), view.name(), FLUSH_INTERVAL_MILLIS),
                     config.online().store() == io.sluice.config.OnlineStoreType.SQLITE,
                     config.tablePath("features", view.name()).toString());
         }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -26,6 +27,13 @@ import org.slf4j.LoggerFactory;
  * batch is sent), and retried with exponential back-off until the store takes it, never dropped. A
  * write blocks the task while the store is down, which backpressures the job instead of losing
  * data.
+ *
+ * <p>After each batch it records how far it has written the view ({@link OnlineStore#markWritten}):
+ * the last watermark it received before the batch, since every tile update that came before that
+ * watermark is in the batch or an earlier one, and the {@link TileAggregator} publishes every tile
+ * of the events before a watermark ahead of it. Readers of a past time use the mark to tell a whole
+ * answer from one the job has not caught up with. The end of a bounded input (the watermark {@code
+ * Long.MAX_VALUE}) is not a mark: events may still come, with times after the last watermark's.
  *
  * <p>Written by hand rather than on Flink's {@code AsyncSinkBase}: tile writes are idempotent and
  * monotone, so the at-least-once flush-on-checkpoint below is effectively-once, and it needs none
@@ -48,12 +56,16 @@ public final class OnlineSink implements Sink<TileUpdate> {
     static final int SQLITE_MAX_BATCH = 10_000;
 
     private final OnlineConfig config;
+    private final String view;
     private final int maxBatch;
     private final long flushIntervalMillis;
 
-    /** A sink to {@code config}'s store, in batches of that store's size. */
-    public OnlineSink(OnlineConfig config, long flushIntervalMillis) {
+    /**
+     * A sink of {@code view}'s tiles to {@code config}'s store, in batches of that store's size.
+     */
+    public OnlineSink(OnlineConfig config, String view, long flushIntervalMillis) {
         this.config = config;
+        this.view = view;
         this.maxBatch = config.store() == OnlineStoreType.SQLITE ? SQLITE_MAX_BATCH : MAX_BATCH;
         this.flushIntervalMillis = flushIntervalMillis;
     }
@@ -71,10 +83,19 @@ public final class OnlineSink implements Sink<TileUpdate> {
         private final Counter stale;
         private final Counter retries;
         private final Histogram freshness;
+        private final int parallelism;
+        private final int subtask;
+
+        /** The last watermark received, and the last one marked in the store. */
+        private long watermark = Long.MIN_VALUE;
+
+        private long marked = Long.MIN_VALUE;
 
         Writer(WriterInitContext context) throws IOException {
             this.store = OnlineStores.open(config);
             this.time = context.getProcessingTimeService();
+            this.parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
+            this.subtask = context.getTaskInfo().getIndexOfThisSubtask();
             var metrics = context.metricGroup();
             written = metrics.counter("onlineTilesWritten");
             stale = metrics.counter("onlineTilesAlreadyNewer");
@@ -113,48 +134,76 @@ public final class OnlineSink implements Sink<TileUpdate> {
         }
 
         @Override
+        public void writeWatermark(Watermark mark) {
+            if (mark.getTimestamp() != Long.MAX_VALUE) {
+                watermark = Math.max(watermark, mark.getTimestamp());
+            }
+        }
+
+        @Override
         public void flush(boolean endOfInput) throws IOException, InterruptedException {
             flushBuffer();
         }
 
+        /** Writes the buffered tiles, then the mark of the watermark they came before. */
         private void flushBuffer() throws IOException, InterruptedException {
-            if (buffer.isEmpty()) {
-                return;
+            long mark = watermark;
+            if (!buffer.isEmpty()) {
+                List<OnlineStore.TileWrite> writes = new ArrayList<>(buffer.size());
+                for (TileUpdate u : buffer.values()) {
+                    writes.add(u.write());
+                }
+                int applied = retried(writes.size() + " tiles", () -> store.write(writes));
+                written.inc(applied);
+                stale.inc(writes.size() - applied);
+                long now = System.currentTimeMillis();
+                for (TileUpdate u : buffer.values()) {
+                    freshness.update(now - u.newestEventTime);
+                }
+                buffer.clear();
             }
-            List<OnlineStore.TileWrite> writes = new ArrayList<>(buffer.size());
-            for (TileUpdate u : buffer.values()) {
-                writes.add(u.write());
+            if (mark > marked) {
+                retried(
+                        "the written-through mark",
+                        () -> {
+                            store.markWritten(view, parallelism, subtask, mark);
+                            return 0;
+                        });
+                marked = mark;
             }
+        }
+
+        /**
+         * Runs {@code write} until the store takes it, with exponential back-off between attempts.
+         * Blocking the task thread here is deliberate: it backpressures the job until the store
+         * takes the batch.
+         */
+        private int retried(String what, StoreWrite write) throws InterruptedException {
             long backoff = 100;
             while (true) {
                 try {
-                    int applied = store.write(writes);
-                    written.inc(applied);
-                    stale.inc(writes.size() - applied);
-                    break;
+                    return write.run();
                 } catch (IOException e) {
                     retries.inc();
                     LOG.warn(
-                            "Online store write of {} tiles failed ({}); retrying in {} ms",
-                            writes.size(),
+                            "Online store write of {} failed ({}); retrying in {} ms",
+                            what,
                             e.getMessage(),
                             backoff);
-                    // Exponential back-off between attempts. Blocking the task thread here is
-                    // deliberate: it backpressures the job until the store takes the batch.
                     Thread.sleep(backoff);
                     backoff = Math.min(backoff * 2, 5_000);
                 }
             }
-            long now = System.currentTimeMillis();
-            for (TileUpdate u : buffer.values()) {
-                freshness.update(now - u.newestEventTime);
-            }
-            buffer.clear();
         }
 
         @Override
         public void close() throws Exception {
             store.close();
         }
+    }
+
+    /** A write to the store. */
+    private interface StoreWrite {
+        int run() throws IOException;
     }
 }

@@ -41,20 +41,26 @@ final class PendingTiles {
     }
 
     /**
-     * Whether fine tile {@code fineStart}, coarse {@code coarseStart} or mid {@code midStart}
-     * waits.
+     * Registers the publishing timer {@code delay} from now, unless one is registered, and an
+     * event-time timer just past the current watermark: whichever fires first publishes. The second
+     * makes the aggregator publish these tiles before it passes on any later watermark, so that the
+     * online sink's written-through mark ({@link OnlineSink}) never runs ahead of a tile.
      */
-    boolean contains(long fineStart, long coarseStart, long midStart) throws Exception {
-        return fine.contains(fineStart) || coarse.contains(coarseStart) || mid.contains(midStart);
-    }
-
-    /** Registers the publishing timer {@code delay} from now, unless one is registered. */
     void schedule(TimerService timers, long delay) throws Exception {
         if (publishAt.value() == null) {
             long at = timers.currentProcessingTime() + delay;
             publishAt.update(at);
             timers.registerProcessingTimeTimer(at);
+            long watermark = timers.currentWatermark();
+            if (watermark != Long.MAX_VALUE) {
+                timers.registerEventTimeTimer(watermark + 1);
+            }
         }
+    }
+
+    /** Whether tiles wait to be published. */
+    boolean scheduled() throws Exception {
+        return publishAt.value() != null;
     }
 
     /** The changed fine tiles, then forgets them. */

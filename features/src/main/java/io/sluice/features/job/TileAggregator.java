@@ -38,10 +38,12 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Changed tiles are published by a processing-time timer {@link #PUBLISH_DELAY_MILLIS} after the
  * first change, so an entity that receives many events in that time has each tile encoded and
- * written once, not once per event. Late events update their tiles for as long as the tiles are
- * retained; events older than that are counted and left out of the online store (the lake still has
- * them). Tiles are evicted by event-time timers at their expiry, so state is bounded by the view's
- * ttl; at a tile's end it goes to the feature log.
+ * written once, not once per event, or when the watermark passes the one they came under, whichever
+ * is first: a watermark leaves this operator only after every tile of the events before it, which
+ * is what the online sink's written-through mark relies on. Late events update their tiles for as
+ * long as the tiles are retained; events older than that are counted and left out of the online
+ * store (the lake still has them). Tiles are evicted by event-time timers at their expiry, so state
+ * is bounded by the view's ttl; at a tile's end it goes to the feature log.
  *
  * <p>A {@linkplain Event#retraction retraction} (from the de-duplication, when a later-arriving
  * copy of an id wins under {@link io.sluice.event.DuplicateRule}) removes the superseded copy from
@@ -243,13 +245,19 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
             publish(ctx.getCurrentKey(), drained, out);
             return;
         }
+        if (state.pending.scheduled()) {
+            // The watermark has passed the one the waiting tiles' events came under: publish them
+            // before it goes on downstream (PendingTiles#schedule), and before anything below
+            // evicts a tile that is still to be published.
+            publish(ctx.getCurrentKey(), null, out);
+        }
         // Event time: a tile's end (log it) or its expiry (evict it).
         Tile ended = state.fine.get(timestamp - view.tileMillis());
         if (ended != null && ended.size() > 0) {
             log(ctx.getCurrentKey(), ended, ctx);
         }
         // Most of these timers are a tile's end with nothing expiring: only a tile that is there
-        // costs the pending check and the removals.
+        // costs the removals.
         long fineStart = timestamp - view.tileMillis() - 2 * view.ttlMillis();
         boolean expires = state.fine.contains(fineStart);
         long[] partialsExpiring = new long[TileState.PARTIALS.length];
@@ -265,12 +273,6 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         }
         if (!expires) {
             return;
-        }
-        if (state.pending.contains(
-                fineStart,
-                Windows.floor(fineStart, view.coarseMillis()),
-                Windows.floor(fineStart, view.midMillis()))) {
-            publish(ctx.getCurrentKey(), null, out); // never evict what is still to be published
         }
         state.fine.remove(fineStart);
         state.fineVersions.remove(fineStart);

@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.LongConsumer;
@@ -98,6 +99,12 @@ public final class ConsistencyCheck {
                 // count events that are not compacted (or not landed) yet.
                 long until =
                         Math.min(now, new WarehouseHours(table, config.rootUri()).completeUntil());
+                // Nor after what the features job has written the view through: the store may
+                // still miss events there that the warehouse has.
+                OptionalLong written = store.writtenThrough(view.name());
+                if (written.isPresent() && written.getAsLong() < Long.MAX_VALUE - 1) {
+                    until = Math.min(until, written.getAsLong() + 1);
+                }
                 List<FeatureDef> read = new ArrayList<>(view.features());
                 read.add(view.presence());
                 // The hours the samples' windows can read, from one snapshot of the table; an hour

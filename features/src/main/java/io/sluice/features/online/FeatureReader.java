@@ -9,8 +9,11 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -110,7 +113,38 @@ public final class FeatureReader {
      */
     public List<Vector> read(List<FeatureRef> features, List<String> entities, Instant at)
             throws IOException {
-        ReadPlan plan = new ReadPlan(resolve(features), entities, at, clock.getAsLong());
+        return read(new ReadPlan(resolve(features), entities, at, clock.getAsLong(), Set.of()));
+    }
+
+    /**
+     * {@link #read(List, List, Instant)} at a time the caller chose ({@code get --at}, the server's
+     * {@code "at"}), answered only where the store is whole: a view that the features job has not
+     * written through {@code at} ({@link OnlineStore#writtenThrough}: its watermark is earlier, or
+     * it has marked none) is {@link Status#INCOMPLETE} in all its features, rather than answered
+     * from the events applied so far. A read at now, the server's usual one, does not ask: the
+     * features job's watermark is always somewhat behind now, and serving answers with what the
+     * store holds. Costs one more store round trip per view.
+     */
+    public List<Vector> readAsOf(List<FeatureRef> features, List<String> entities, Instant at)
+            throws IOException {
+        List<FeatureRefs.Resolved> resolved = resolve(features);
+        // Events before `at` are those at or before the millisecond before its ceiling.
+        long needed = Windows.ceilMillis(at) - 1;
+        Set<String> behind = new HashSet<>();
+        Set<String> asked = new HashSet<>();
+        for (FeatureRefs.Resolved r : resolved) {
+            String view = r.view().name();
+            if (asked.add(view)) {
+                OptionalLong through = store.writtenThrough(view);
+                if (through.isEmpty() || through.getAsLong() < needed) {
+                    behind.add(view);
+                }
+            }
+        }
+        return read(new ReadPlan(resolved, entities, at, clock.getAsLong(), behind));
+    }
+
+    private List<Vector> read(ReadPlan plan) throws IOException {
         if (!plan.reads.isEmpty()) {
             List<OnlineStore.Found> found = store.read(plan.reads, plan.now);
             for (int i = 0; i < found.size(); i++) {
@@ -139,7 +173,7 @@ public final class FeatureReader {
      */
     public CompletionStage<List<Vector>> readAsync(
             List<FeatureRef> features, List<String> entities, Instant at, Executor executor) {
-        ReadPlan plan = new ReadPlan(resolve(features), entities, at, clock.getAsLong());
+        ReadPlan plan = new ReadPlan(resolve(features), entities, at, clock.getAsLong(), Set.of());
         if (plan.reads.isEmpty()) {
             return CompletableFuture.completedFuture(plan.vectors());
         }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -148,12 +149,28 @@ public interface OnlineStore extends AutoCloseable {
         return payloads;
     }
 
+    /**
+     * Records that subtask {@code subtask} (of {@code parallelism}) of the features job's online
+     * sink has written every tile of the events of {@code view} it received before {@code
+     * watermark}: called after those tiles' write, so a reader that sees the mark finds the tiles.
+     * Replaces the subtask's earlier mark.
+     */
+    void markWritten(String view, int parallelism, int subtask, long watermark) throws IOException;
+
+    /**
+     * The watermark through which {@code view}'s tiles are written ({@link WrittenThrough}): every
+     * event with a time at or before it that the features job applies on time is in the store. A
+     * read at a later time could miss events the job has not applied yet. Empty when the job has
+     * not marked it (it has not run with marks, or not got a watermark yet).
+     */
+    OptionalLong writtenThrough(String view) throws IOException;
+
     /** Whether any tile of {@code view} is stored, expired or not. */
     boolean hasTiles(String view) throws IOException;
 
     /**
-     * Deletes every tile of {@code view}: the first step of a rebuild, when the job that wrote them
-     * lost its state and would count differently.
+     * Deletes every tile of {@code view}, and its written-through marks: the first step of a
+     * rebuild, when the job that wrote them lost its state and would count differently.
      *
      * @return how many tiles were deleted
      */

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One read's tiles and answers: the covers of the requested features at {@code at}, the tiles they
@@ -54,7 +55,16 @@ final class ReadPlan {
 
     final Map<Integer, FetchedTiles> unsureTiles = new HashMap<>();
 
-    ReadPlan(List<FeatureRefs.Resolved> resolved, List<String> entities, Instant at, long now) {
+    /**
+     * @param behind the views the features job has not written through {@code at}: their features
+     *     are {@link Status#INCOMPLETE}, unread
+     */
+    ReadPlan(
+            List<FeatureRefs.Resolved> resolved,
+            List<String> entities,
+            Instant at,
+            long now,
+            Set<String> behind) {
         this.resolved = resolved;
         this.entities = entities;
         this.now = now;
@@ -73,10 +83,14 @@ final class ReadPlan {
         for (int i = 0; i < resolved.size(); i++) {
             FeatureRefs.Resolved r = resolved.get(i);
             ViewDef view = r.view();
-            if (!inRetention(view, tail, now)) {
+            Status unread =
+                    !inRetention(view, tail, now)
+                            ? Status.OUT_OF_RETENTION
+                            : behind.contains(view.name()) ? Status.INCOMPLETE : null;
+            if (unread != null) {
                 covers.add(null);
                 for (FeatureValue[] v : values) {
-                    v[i] = new FeatureValue(null, Status.OUT_OF_RETENTION, -1);
+                    v[i] = new FeatureValue(null, unread, -1);
                 }
                 continue;
             }

@@ -10,13 +10,18 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * The embedded online store: one SQLite file in WAL mode (readers never wait for the writer), one
  * row per tile, compare-and-set as an upsert that only replaces an older version, and expiry as a
  * column that reads filter on and writes sweep. A read is one range scan of the primary key per run
- * of tiles, so it costs what the entity holds, not how long its windows are.
+ * of tiles, so it costs what the entity holds, not how long its windows are. How far the features
+ * job has written a view is the table {@code written}, a row per sink subtask ({@link
+ * WrittenThrough}).
  */
 public final class SqliteOnlineStore implements OnlineStore {
 
@@ -64,6 +69,10 @@ public final class SqliteOnlineStore implements OnlineStore {
                                 + " expire_at INTEGER NOT NULL,"
                                 + " PRIMARY KEY (view, entity, level, start)) WITHOUT ROWID");
                 st.execute("CREATE INDEX IF NOT EXISTS tiles_expiry ON tiles (expire_at)");
+                st.execute(
+                        "CREATE TABLE IF NOT EXISTS written (view TEXT NOT NULL, mark TEXT NOT"
+                                + " NULL, watermark INTEGER NOT NULL, PRIMARY KEY (view, mark))"
+                                + " WITHOUT ROWID");
             }
             connection.setAutoCommit(false);
         } catch (SQLException e) {
@@ -161,6 +170,44 @@ public final class SqliteOnlineStore implements OnlineStore {
     }
 
     @Override
+    public synchronized void markWritten(String view, int parallelism, int subtask, long watermark)
+            throws IOException {
+        try (PreparedStatement ps =
+                connection.prepareStatement(
+                        "INSERT INTO written (view, mark, watermark) VALUES (?, ?, ?)"
+                                + " ON CONFLICT (view, mark) DO UPDATE SET"
+                                + " watermark = excluded.watermark")) {
+            ps.setString(1, view);
+            ps.setString(2, WrittenThrough.field(parallelism, subtask));
+            ps.setLong(3, watermark);
+            ps.executeUpdate();
+            connection.commit();
+        } catch (SQLException e) {
+            rollback();
+            throw new IOException("SQLite mark write failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public synchronized OptionalLong writtenThrough(String view) throws IOException {
+        try (PreparedStatement ps =
+                connection.prepareStatement("SELECT mark, watermark FROM written WHERE view = ?")) {
+            ps.setString(1, view);
+            Map<String, Long> marks = new HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    marks.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+            connection.commit();
+            return WrittenThrough.of(marks);
+        } catch (SQLException e) {
+            rollback();
+            throw new IOException("SQLite read failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
     public synchronized boolean hasTiles(String view) throws IOException {
         try (PreparedStatement ps =
                 connection.prepareStatement("SELECT 1 FROM tiles WHERE view = ? LIMIT 1")) {
@@ -179,9 +226,13 @@ public final class SqliteOnlineStore implements OnlineStore {
     @Override
     public synchronized long clear(String view) throws IOException {
         try (PreparedStatement ps =
-                connection.prepareStatement("DELETE FROM tiles WHERE view = ?")) {
+                        connection.prepareStatement("DELETE FROM tiles WHERE view = ?");
+                PreparedStatement marks =
+                        connection.prepareStatement("DELETE FROM written WHERE view = ?")) {
             ps.setString(1, view);
             int n = ps.executeUpdate();
+            marks.setString(1, view);
+            marks.executeUpdate();
             connection.commit();
             return n;
         } catch (SQLException e) {

@@ -135,7 +135,8 @@ class DuplicateCopiesITCase {
                 viewConfig,
                 table,
                 EventStreams.source(config.kafka(), table, false, "features-" + view.name()),
-                new OnlineSink(config.online(), FeaturesJob.FLUSH_INTERVAL_MILLIS),
+                new OnlineSink(
+                        config.online(), viewConfig.name(), FeaturesJob.FLUSH_INTERVAL_MILLIS),
                 true,
                 null);
         JobClient job = env.executeAsync("duplicate-copies-it");

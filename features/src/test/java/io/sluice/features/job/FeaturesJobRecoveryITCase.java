@@ -158,7 +158,7 @@ class FeaturesJobRecoveryITCase {
                     view,
                     table,
                     source,
-                    new OnlineSink(config.online(), 50),
+                    new OnlineSink(config.online(), view.name(), 50),
                     config.online().store() == io.sluice.config.OnlineStoreType.SQLITE,
                     config.tablePath("features", view.name()).toString());
             job = env.executeAsync("features-recovery-it");

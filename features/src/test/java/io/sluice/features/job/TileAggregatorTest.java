@@ -163,8 +163,9 @@ class TileAggregatorTest {
             h.processElement(new StreamRecord<>(first, first.eventTime));
             h.processElement(new StreamRecord<>(second, second.eventTime));
             assertThat(h.extractOutputValues()).as("nothing before the publish delay").isEmpty();
-            // Per fine tile its end and its expiry, and the mid and coarse tiles' expiries.
-            assertThat(h.numEventTimeTimers()).isEqualTo(6);
+            // Per fine tile its end and its expiry, the mid and coarse tiles' expiries, and the
+            // publish at the next watermark.
+            assertThat(h.numEventTimeTimers()).isEqualTo(7);
 
             h.setProcessingTime(TileAggregator.PUBLISH_DELAY_MILLIS);
             Map<OnlineStore.TileKey, TileUpdate> published = latest(h.extractOutputValues());
@@ -226,6 +227,48 @@ class TileAggregatorTest {
             assertThat(h.numProcessingTimeTimers()).isZero();
             assertThat(h.numKeyedStateEntries()).isZero();
             assertThat(h.extractOutputValues()).isEmpty();
+        }
+    }
+
+    /**
+     * A watermark leaves the aggregator only after every tile of the events before it, although
+     * their publishing timer has not fired: the online sink marks the store written through the
+     * watermarks it receives.
+     */
+    @org.junit.jupiter.api.Test
+    void publishesWaitingTilesBeforePassingOnTheNextWatermark() throws Exception {
+        SluiceConfig config = TestConfigs.shop(root, "localhost:1", "t");
+        TableConfig table = config.table("purchases").orElseThrow();
+        ViewDef view = purchases(config, table);
+        Event first = event(table, "a", T0 + 10_000, 5.0f);
+        Event second = event(table, "b", T0 + 20_000, 7.0f);
+        try (var h = harness(view, table)) {
+            h.processWatermark(T0);
+            h.processElement(new StreamRecord<>(first, first.eventTime));
+            h.processElement(new StreamRecord<>(second, second.eventTime));
+            assertThat(h.getOutput()).as("waiting for the publishing timer").hasSize(1);
+
+            h.processWatermark(T0 + 1);
+
+            List<Object> out = new java.util.ArrayList<>(h.getOutput());
+            assertThat(out)
+                    .last()
+                    .isEqualTo(new org.apache.flink.streaming.api.watermark.Watermark(T0 + 1));
+            List<TileUpdate> before = new java.util.ArrayList<>();
+            for (Object o : out.subList(0, out.size() - 1)) {
+                if (o instanceof StreamRecord<?> r && r.getValue() instanceof TileUpdate u) {
+                    before.add(u);
+                }
+            }
+            TileUpdate fine = latest(before).get(key(view, OnlineStore.Level.FINE, T0));
+            assertThat(fine).as("the fine tile, published ahead of the watermark").isNotNull();
+            assertThat(TileCodec.decodeFine(T0, fine.payload).size()).isEqualTo(2);
+
+            h.getOutput().clear();
+            h.setProcessingTime(1_000);
+            assertThat(h.extractOutputValues())
+                    .as("the publishing timer finds nothing left")
+                    .isEmpty();
         }
     }
 

@@ -3,6 +3,7 @@ package io.sluice.features.online;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.agg.EntityTiles;
 import io.sluice.features.agg.EventEntry;
@@ -274,6 +275,81 @@ abstract class OnlineStoreContract {
                 .containsExactly(
                         new FeatureValue(0L, Status.OK, -1),
                         new FeatureValue(null, Status.EMPTY_WINDOW, -1));
+    }
+
+    @Test
+    void marksHowFarEachRunWroteAViewAndClearForgetsThem() throws Exception {
+        String v = prefix + "marked";
+        assertThat(store.writtenThrough(v)).as("never marked").isEmpty();
+        store.markWritten(v, 2, 0, 500);
+        assertThat(store.writtenThrough(v)).as("one of two subtasks").isEmpty();
+        store.markWritten(v, 2, 1, 300);
+        assertThat(store.writtenThrough(v)).as("the least of a run's subtasks").hasValue(300);
+        store.markWritten(v, 2, 1, 700);
+        assertThat(store.writtenThrough(v)).as("a subtask's mark replaces its last").hasValue(500);
+        // A later run at parallelism 3: its bound counts once all three have marked.
+        store.markWritten(v, 3, 0, 900);
+        store.markWritten(v, 3, 2, 950);
+        assertThat(store.writtenThrough(v)).hasValue(500);
+        store.markWritten(v, 3, 1, 920);
+        assertThat(store.writtenThrough(v)).hasValue(900);
+        assertThat(store.writtenThrough(prefix + "other")).isEmpty();
+
+        store.clear(v);
+        assertThat(store.writtenThrough(v)).as("a rebuild starts unmarked").isEmpty();
+    }
+
+    @Test
+    void aChosenTimeIsIncompleteUntilTheJobHasWrittenThroughIt() throws Exception {
+        // A view of its own, so that its marks are this test's alone on a shared Redis.
+        ViewDef marked = withName(view, prefix + "asof");
+        long ts = now - HOUR;
+        EntityTiles tiles = new EntityTiles(marked.tileMillis(), marked.coarseMillis());
+        tiles.add(new EventEntry(ts, "e", new Object[] {2.5, "toys", "card"}));
+        store.write(TileWrites.of(marked, prefix + "e", tiles, tiles.tiles().keySet()));
+        FeatureReader reader = new FeatureReader(store, List.of(marked), () -> now);
+        List<FeatureReader.FeatureRef> refs =
+                List.of(FeatureReader.FeatureRef.parse(marked.name() + ":purchases_1h"));
+        Instant after = Instant.ofEpochMilli(ts + 1);
+        List<String> entity = List.of(prefix + "e");
+        FeatureValue whole = new FeatureValue(1L, Status.OK, ts);
+
+        assertThat(reader.readAsOf(refs, entity, after).get(0).values())
+                .as("no mark: the job may not have applied anything")
+                .containsExactly(new FeatureValue(null, Status.INCOMPLETE, -1));
+        store.markWritten(marked.name(), 1, 0, ts - 1);
+        assertThat(reader.readAsOf(refs, entity, after).get(0).values())
+                .as("the event at ts may still be on its way")
+                .containsExactly(new FeatureValue(null, Status.INCOMPLETE, -1));
+        assertThat(reader.readAsOf(refs, entity, Instant.ofEpochMilli(ts)).get(0).values())
+                .as("at ts, only events before ts count: the job has written them all (none)")
+                .containsExactly(Windows.notFound());
+        store.markWritten(marked.name(), 1, 0, ts);
+        assertThat(reader.readAsOf(refs, entity, after).get(0).values()).containsExactly(whole);
+        assertThat(reader.read(refs, entity, after).get(0).values())
+                .as("a read that does not ask how far the job got answers from the tiles")
+                .containsExactly(whole);
+        assertThat(
+                        reader.readAsOf(refs, entity, Instant.ofEpochMilli(now - 9 * 24 * HOUR))
+                                .get(0)
+                                .values())
+                .as("out of retention is out of retention, written or not")
+                .extracting(FeatureValue::status)
+                .containsOnly(Status.OUT_OF_RETENTION);
+    }
+
+    /** {@code view} under another name. */
+    private static ViewDef withName(ViewDef view, String name) {
+        SluiceConfig config = TestConfigs.shop(Path.of("/tmp"), "localhost:1", "t");
+        FeatureViewConfig c =
+                config.featureViews().stream()
+                        .filter(v -> v.name().equals(view.name()))
+                        .findFirst()
+                        .orElseThrow();
+        return ViewDef.of(
+                new FeatureViewConfig(
+                        name, c.entity(), c.source(), c.tile(), c.ttl(), c.features()),
+                config.table(c.source()).orElseThrow());
     }
 
     @Test

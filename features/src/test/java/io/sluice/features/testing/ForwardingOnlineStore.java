@@ -3,6 +3,7 @@ package io.sluice.features.testing;
 import io.sluice.features.online.OnlineStore;
 import java.io.IOException;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * A real store behind a test's hook: every call goes to {@code store}, and a test overrides the one
@@ -30,6 +31,17 @@ public abstract class ForwardingOnlineStore implements OnlineStore {
     @Override
     public boolean readsWithoutBlocking() {
         return store.readsWithoutBlocking();
+    }
+
+    @Override
+    public void markWritten(String view, int parallelism, int subtask, long watermark)
+            throws IOException {
+        store.markWritten(view, parallelism, subtask, watermark);
+    }
+
+    @Override
+    public OptionalLong writtenThrough(String view) throws IOException {
+        return store.writtenThrough(view);
     }
 
     @Override

@@ -6,14 +6,21 @@ import io.sluice.config.TableConfig;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
+import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
 import io.sluice.generate.GeneratedRecord;
+import io.sluice.testing.Await;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.SplittableRandom;
 
 /** Compares what the online store serves with the definition, for sampled entities and times. */
@@ -58,6 +65,7 @@ public final class OnlineCheck {
                 view.features()
                         .forEach(
                                 f -> refs.add(new FeatureReader.FeatureRef(view.name(), f.name())));
+                compared += writtenThrough(store, view, reader, refs, sample, clock - 1);
                 for (int q = 0; q < 12; q++) {
                     long at = now - random.nextLong(6 * 3_600_000L);
                     if (q % 3 == 0) {
@@ -84,6 +92,62 @@ public final class OnlineCheck {
                             compared++;
                         }
                     }
+                }
+            }
+        }
+        return compared;
+    }
+
+    /**
+     * Asserts that the job marked the view written through its last watermark, close behind its
+     * newest event ({@code newest}) and never past it; that a read as of the time just after the
+     * mark is whole (equal to an unchecked read), and one a millisecond later {@code INCOMPLETE}.
+     *
+     * @return how many values were compared
+     */
+    private static long writtenThrough(
+            OnlineStore store,
+            ViewDef view,
+            FeatureReader reader,
+            List<FeatureReader.FeatureRef> refs,
+            List<String> sample,
+            long newest)
+            throws Exception {
+        // The values are there; the mark follows with the sink's next flush.
+        Await.until(
+                "the features job marks " + view.name() + " written close to its newest event",
+                Duration.ofSeconds(60),
+                () -> {
+                    try {
+                        OptionalLong m = store.writtenThrough(view.name());
+                        return m.isPresent() && m.getAsLong() >= newest - 15 * 60_000;
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+        long w = store.writtenThrough(view.name()).orElseThrow();
+        if (w > newest) {
+            throw new AssertionError(
+                    view.name() + " marked written through " + w + ", newest event " + newest);
+        }
+        Instant whole = Instant.ofEpochMilli(w + 1);
+        List<FeatureReader.Vector> asOf = reader.readAsOf(refs, sample, whole);
+        List<FeatureReader.Vector> unchecked = reader.read(refs, sample, whole);
+        long compared = 0;
+        for (int e = 0; e < sample.size(); e++) {
+            for (int i = 0; i < refs.size(); i++) {
+                SameValue.assertSame(
+                        refs.get(i) + " of " + sample.get(e) + " as of the mark",
+                        unchecked.get(e).values().get(i),
+                        asOf.get(e).values().get(i));
+                compared++;
+            }
+        }
+        for (FeatureReader.Vector v : reader.readAsOf(refs, sample, Instant.ofEpochMilli(w + 2))) {
+            for (FeatureValue value : v.values()) {
+                if (value.status() != Status.INCOMPLETE) {
+                    throw new AssertionError(
+                            "past the mark, " + v.entity() + " read " + value + ", not INCOMPLETE");
                 }
             }
         }
