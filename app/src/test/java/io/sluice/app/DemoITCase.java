@@ -371,28 +371,28 @@ class DemoITCase {
                 for (int i = 0; i < 8; i++) {
                     sample.add(users.get(random.nextInt(users.size())));
                 }
+                String features =
+                        String.join(
+                                ",",
+                                view.features().stream()
+                                        .map(f -> view.name() + ":" + f.name())
+                                        .toList());
+                // Times the features job has written the view through; after that, INCOMPLETE.
+                long written;
+                try (OnlineStore store = OnlineStores.open(config.online())) {
+                    written = store.writtenThrough(view.name()).orElseThrow();
+                }
+                assertThat(written).isLessThan(now);
+                JsonNode past =
+                        new ObjectMapper()
+                                .readTree(
+                                        getAt(features, sample, Instant.ofEpochMilli(written + 2)));
+                assertThat(past.findValuesAsText("status")).containsOnly("INCOMPLETE");
                 for (int q = 0; q < 4; q++) {
-                    long at = now - random.nextLong(7 * 3_600_000L);
-                    String features =
-                            String.join(
-                                    ",",
-                                    view.features().stream()
-                                            .map(f -> view.name() + ":" + f.name())
-                                            .toList());
+                    long at = written + 1 - random.nextLong(7 * 3_600_000L);
                     JsonNode online =
                             new ObjectMapper()
-                                    .readTree(
-                                            cli(
-                                                    "get",
-                                                    "--config",
-                                                    dir.resolve("sluice.yaml").toString(),
-                                                    "--features",
-                                                    features,
-                                                    "--entities",
-                                                    String.join(",", sample),
-                                                    "--at",
-                                                    Instant.ofEpochMilli(at).toString(),
-                                                    "--json"));
+                                    .readTree(getAt(features, sample, Instant.ofEpochMilli(at)));
                     for (JsonNode entity : online.get("entities")) {
                         String user = entity.get("entity").asText();
                         boolean known = sql.known(view, table, user, at);
@@ -444,6 +444,21 @@ class DemoITCase {
             }
         }
         return compared;
+    }
+
+    /** {@code sluice get --at} of the demo's online store, as JSON. */
+    private String getAt(String features, List<String> entities, Instant at) {
+        return cli(
+                "get",
+                "--config",
+                dir.resolve("sluice.yaml").toString(),
+                "--features",
+                features,
+                "--entities",
+                String.join(",", entities),
+                "--at",
+                at.toString(),
+                "--json");
     }
 
     private long trainingSetAgreesWithSqlOnlineAndDefinition(SluiceConfig config, Instant start)

@@ -99,7 +99,9 @@ class ServeITCase {
             FeatureReader reader =
                     new FeatureReader(store, catalog.views(), System::currentTimeMillis);
             assertSameAsReader(
-                    mapper.readTree(ok.body()), reader.read(refs(), entities, at), entities);
+                    mapper.readTree(ok.body()),
+                    reader.readAsOf(refs(), entities, Instant.ofEpochMilli(at)),
+                    entities);
             JsonNode body = mapper.readTree(ok.body());
             assertThat(body.at("/results/1/values/0").asLong()).as("u1's purchases").isPositive();
             assertThat(body.at("/results/3/statuses/1").asText())
@@ -141,6 +143,22 @@ class ServeITCase {
                             "sluice_serve_requests_seconds_bucket{endpoint=\"/health\"",
                             "sluice_serve_store_reads_seconds_count",
                             "sluice_serve_store_errors_total 0.0");
+
+            // The features job has written user_activity only up to before `at`: its feature is
+            // INCOMPLETE there, the others answered; without `at` (now) it is answered too.
+            store.markWritten("user_activity", 1, 0, at - 2);
+            JsonNode behind = mapper.readTree(post(request(FEATURES, entities, at, true)).body());
+            int activity = FEATURES.indexOf("user_activity:page_views_1h") + 1;
+            for (int e = 0; e < entities.size(); e++) {
+                assertThat(behind.at("/results/" + activity + "/statuses/" + e).asText())
+                        .isEqualTo("INCOMPLETE");
+                assertThat(behind.at("/results/" + activity + "/values/" + e).isNull()).isTrue();
+                assertThat(behind.at("/results/1/statuses/" + e).asText())
+                        .isEqualTo(body.at("/results/1/statuses/" + e).asText());
+            }
+            JsonNode latest = mapper.readTree(post(request(FEATURES, entities, null, true)).body());
+            assertThat(latest.at("/results/" + activity + "/statuses/0").asText())
+                    .isEqualTo("NOT_FOUND");
         }
     }
 
@@ -256,16 +274,25 @@ class ServeITCase {
                         FeatureServer.start(catalog, store, limits, "127.0.0.1", 0)) {
             writeTiles(catalog, store);
             base = URI.create("http://127.0.0.1:" + server.port());
-            // Read from the event loop (Redis's client is asynchronous): the same answer as the
-            // reader's, the never-seen entity found missing by the second read.
+            // Read at now from the event loop (Redis's client is asynchronous): the same answer
+            // as the reader's, the never-seen entity found missing by the second read. (Every
+            // event is minutes from a tile's edge, so a few milliseconds between the two reads
+            // change no window.)
             List<String> entities = List.of("u1", "u2", "never-seen");
-            String good = request(FEATURES, entities, now - MINUTE, true);
+            String good = request(FEATURES, entities, null, true);
             HttpResponse<String> before = post(good);
             assertThat(before.statusCode()).as(before.body()).isEqualTo(200);
+            FeatureReader reader =
+                    new FeatureReader(store, catalog.views(), System::currentTimeMillis);
             assertSameAsReader(
                     mapper.readTree(before.body()),
-                    new FeatureReader(store, catalog.views(), System::currentTimeMillis)
-                            .read(refs(), entities, now - MINUTE),
+                    reader.read(refs(), entities, System.currentTimeMillis()),
+                    entities);
+            // A chosen time reads the marks too, on a worker.
+            HttpResponse<String> past = post(request(FEATURES, entities, now - MINUTE, true));
+            assertSameAsReader(
+                    mapper.readTree(past.body()),
+                    reader.readAsOf(refs(), entities, Instant.ofEpochMilli(now - MINUTE)),
                     entities);
             assertThat(mapper.readTree(before.body()).at("/results/1/statuses/2").asText())
                     .isEqualTo("NOT_FOUND");
@@ -498,6 +525,10 @@ class ServeITCase {
             writes.addAll(TileWrites.of(view, e.getKey(), tiles, tiles.tiles().keySet()));
         }
         assertThat(store.write(writes)).isEqualTo(writes.size());
+        // As a features job that has applied every event up to now marks them.
+        for (ViewDef v : catalog.views()) {
+            store.markWritten(v.name(), 1, 0, now);
+        }
     }
 
     private static List<FeatureReader.FeatureRef> refs() {
