@@ -15,12 +15,13 @@ public enum Status {
     NOT_FOUND,
     /**
      * The data the value needs is not all there yet, so no value is given rather than one computed
-     * from part of it: the time asked for is later than the warehouse covers for the view's source
-     * table (the end of its last complete, compacted hour), or its window, or the view's retention
-     * that decides {@link #NOT_FOUND}, needs an hour whose landing is still open or that is not
-     * compacted from its current landing. Every feature of the view is null. Only the training-set
-     * builder gives it (when asked to mark such rows rather than refuse them); the online reader
-     * answers from what its store holds and never does.
+     * from part of it. In a training set (when asked to mark such rows rather than refuse them):
+     * the time asked for is later than the warehouse covers for the view's source table (the end
+     * of its last complete, compacted hour), or its window, or the view's retention that decides
+     * {@link #NOT_FOUND}, needs an hour whose landing is still open or that is not compacted from
+     * its current landing. Online, in a read at a chosen time: the features job has not written
+     * the view through that time ({@link io.sluice.features.online.OnlineStore#writtenThrough}).
+     * Every feature of the view is null.
      */
     INCOMPLETE
 }
