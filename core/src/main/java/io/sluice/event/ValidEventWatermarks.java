@@ -23,7 +23,7 @@ import org.apache.flink.util.clock.RelativeClock;
  * cover whatever the source read in between (hours of events, in a bounded run's last interval),
  * and a bounded run ends without a last one: the features job's written-through mark ({@code
  * OnlineSink}) would stay that far behind the tiles it wrote. With the step it stays within a
- * minute of event time, at one more watermark per minute of events.
+ * minute (plus the out-of-orderness) of event time, at one more watermark per minute of events.
  */
 public final class ValidEventWatermarks implements WatermarkGenerator<Parsed> {
 

@@ -16,12 +16,12 @@ public enum Status {
     /**
      * The data the value needs is not all there yet, so no value is given rather than one computed
      * from part of it. In a training set (when asked to mark such rows rather than refuse them):
-     * the time asked for is later than the warehouse covers for the view's source table (the end
-     * of its last complete, compacted hour), or its window, or the view's retention that decides
+     * the time asked for is later than the warehouse covers for the view's source table (the end of
+     * its last complete, compacted hour), or its window, or the view's retention that decides
      * {@link #NOT_FOUND}, needs an hour whose landing is still open or that is not compacted from
-     * its current landing. Online, in a read at a chosen time: the features job has not written
-     * the view through that time ({@link io.sluice.features.online.OnlineStore#writtenThrough}).
-     * Every feature of the view is null.
+     * its current landing. Online, in a read at a chosen time: the features job has not written the
+     * view through that time ({@link io.sluice.features.online.OnlineStore#writtenThrough}). Every
+     * feature of the view is null.
      */
     INCOMPLETE
 }

@@ -40,21 +40,12 @@ final class PendingTiles {
         mark(level == OnlineStore.Level.COARSE ? coarse : mid, start, eventTime);
     }
 
-    /**
-     * Registers the publishing timer {@code delay} from now, unless one is registered, and an
-     * event-time timer just past the current watermark: whichever fires first publishes. The second
-     * makes the aggregator publish these tiles before it passes on any later watermark, so that the
-     * online sink's written-through mark ({@link OnlineSink}) never runs ahead of a tile.
-     */
+    /** Registers the publishing timer {@code delay} from now, unless one is registered. */
     void schedule(TimerService timers, long delay) throws Exception {
         if (publishAt.value() == null) {
             long at = timers.currentProcessingTime() + delay;
             publishAt.update(at);
             timers.registerProcessingTimeTimer(at);
-            long watermark = timers.currentWatermark();
-            if (watermark != Long.MAX_VALUE) {
-                timers.registerEventTimeTimer(watermark + 1);
-            }
         }
     }
 

@@ -143,6 +143,13 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         if (bufferedUnder == null || bufferedUnder != watermark) {
             bufferWatermark.update(watermark);
             state.pending.schedule(ctx.timerService(), PUBLISH_DELAY_MILLIS);
+            if (watermark != Long.MAX_VALUE) {
+                // Or at the next watermark, whichever comes first: this key's tiles go out before
+                // any later watermark does, which the online sink's written-through mark relies
+                // on. (Registered on every new watermark, not with the publish timer: one
+                // restored from a checkpoint would wait for the old run's watermark.)
+                ctx.timerService().registerEventTimeTimer(watermark + 1);
+            }
         } // else the buffer's first event scheduled the publish, which drains the buffer
     }
 
@@ -247,7 +254,7 @@ public final class TileAggregator extends KeyedProcessFunction<String, Event, Ti
         }
         if (state.pending.scheduled()) {
             // The watermark has passed the one the waiting tiles' events came under: publish them
-            // before it goes on downstream (PendingTiles#schedule), and before anything below
+            // before it goes on downstream (processElement), and before anything below
             // evicts a tile that is still to be published.
             publish(ctx.getCurrentKey(), null, out);
         }

@@ -13,13 +13,18 @@ import java.util.OptionalLong;
  * <p>The subtasks of one run (one parallelism) together cover every entity, so the least of their
  * marks bounds the whole view: every event with a time at or before it that the job will ever apply
  * on time has been written. Marks are only taken when every subtask of a parallelism has written
- * one. Marks left by an earlier run at another parallelism still hold (a tile's stored value never
- * moves back, and {@link OnlineStore#clear} removes the marks with the tiles), so the greatest such
- * bound is taken.
+ * one. A run's subtasks forget their earlier marks, and its subtask 0 those of other parallelisms,
+ * before they write ({@link OnlineStore#resetMarks}); should a run at another parallelism still
+ * have left a whole set, the greatest bound is taken.
  */
 public final class WrittenThrough {
 
     private WrittenThrough() {}
+
+    /** Whether {@code name} is a mark of another parallelism than {@code parallelism}'s. */
+    static boolean otherRun(String name, int parallelism) {
+        return !name.startsWith(parallelism + "/");
+    }
 
     /** The name of subtask {@code subtask}'s mark among {@code parallelism}. */
     static String field(int parallelism, int subtask) {
