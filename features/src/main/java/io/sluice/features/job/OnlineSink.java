@@ -34,9 +34,6 @@ import org.slf4j.LoggerFactory;
  * of the events before a watermark ahead of it. Readers of a past time use the mark to tell a whole
  * answer from one the job has not caught up with. The end of a bounded input (the watermark {@code
  * Long.MAX_VALUE}) is not a mark: events may still come, with times after the last watermark's.
- * Before its first write a (re)started writer forgets its run's earlier mark ({@link
- * OnlineStore#resetMarks}): a replay from a checkpoint may briefly write a tile over with one that
- * lacks events the old mark vouched for.
  *
  * <p>Written by hand rather than on Flink's {@code AsyncSinkBase}: tile writes are idempotent and
  * monotone, so the at-least-once flush-on-checkpoint below is effectively-once, and it needs none
@@ -93,9 +90,6 @@ public final class OnlineSink implements Sink<TileUpdate> {
         private long watermark = Long.MIN_VALUE;
 
         private long marked = Long.MIN_VALUE;
-
-        /** Whether this run's earlier marks are forgotten, as they are before the first write. */
-        private boolean reset;
 
         Writer(WriterInitContext context) throws IOException {
             this.store = OnlineStores.open(config);
@@ -154,15 +148,6 @@ public final class OnlineSink implements Sink<TileUpdate> {
         /** Writes the buffered tiles, then the mark of the watermark they came before. */
         private void flushBuffer() throws IOException, InterruptedException {
             long mark = watermark;
-            if (!reset) {
-                retried(
-                        "the reset of earlier marks",
-                        () -> {
-                            store.resetMarks(view, parallelism, subtask);
-                            return 0;
-                        });
-                reset = true;
-            }
             if (!buffer.isEmpty()) {
                 List<OnlineStore.TileWrite> writes = new ArrayList<>(buffer.size());
                 for (TileUpdate u : buffer.values()) {

@@ -158,14 +158,6 @@ public interface OnlineStore extends AutoCloseable {
     void markWritten(String view, int parallelism, int subtask, long watermark) throws IOException;
 
     /**
-     * Forgets the mark of subtask {@code subtask} (of {@code parallelism}) of {@code view} and, for
-     * subtask 0, every mark of another parallelism: called by a (re)started run before it writes,
-     * so that marks of the run before it, whose tiles a replay may briefly write over with its own,
-     * vouch for nothing until this run has marked from every subtask.
-     */
-    void resetMarks(String view, int parallelism, int subtask) throws IOException;
-
-    /**
      * The watermark through which {@code view}'s tiles are written ({@link WrittenThrough}): every
      * event with a time at or before it that the features job applies on time is in the store. A
      * read at a later time could miss events the job has not applied yet. Empty when the job has

@@ -287,22 +287,6 @@ public final class RedisOnlineStore implements OnlineStore {
     }
 
     @Override
-    public void resetMarks(String view, int parallelism, int subtask) throws IOException {
-        byte[] key = writtenKey(view);
-        List<byte[]> forget = new ArrayList<>();
-        forget.add(WrittenThrough.field(parallelism, subtask).getBytes(StandardCharsets.US_ASCII));
-        if (subtask == 0) {
-            for (byte[] field : RedisConnection.await(redis.commands().hkeys(key))) {
-                if (WrittenThrough.otherRun(
-                        new String(field, StandardCharsets.US_ASCII), parallelism)) {
-                    forget.add(field);
-                }
-            }
-        }
-        RedisConnection.await(redis.commands().hdel(key, forget.toArray(new byte[0][])));
-    }
-
-    @Override
     public OptionalLong writtenThrough(String view) throws IOException {
         Map<String, Long> marks = new LinkedHashMap<>();
         RedisConnection.await(redis.commands().hgetall(writtenKey(view)))

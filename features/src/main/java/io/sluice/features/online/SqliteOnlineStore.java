@@ -189,27 +189,6 @@ public final class SqliteOnlineStore implements OnlineStore {
     }
 
     @Override
-    public synchronized void resetMarks(String view, int parallelism, int subtask)
-            throws IOException {
-        try (PreparedStatement ps =
-                connection.prepareStatement(
-                        "DELETE FROM written WHERE view = ? AND (mark = ?"
-                                + " OR (? AND substr(mark, 1, length(?)) <> ?))")) {
-            String prefix = parallelism + "/";
-            ps.setString(1, view);
-            ps.setString(2, WrittenThrough.field(parallelism, subtask));
-            ps.setBoolean(3, subtask == 0);
-            ps.setString(4, prefix);
-            ps.setString(5, prefix);
-            ps.executeUpdate();
-            connection.commit();
-        } catch (SQLException e) {
-            rollback();
-            throw new IOException("SQLite mark reset failed: " + e.getMessage(), e);
-        }
-    }
-
-    @Override
     public synchronized OptionalLong writtenThrough(String view) throws IOException {
         try (PreparedStatement ps =
                 connection.prepareStatement("SELECT mark, watermark FROM written WHERE view = ?")) {

@@ -13,18 +13,14 @@ import java.util.OptionalLong;
  * <p>The subtasks of one run (one parallelism) together cover every entity, so the least of their
  * marks bounds the whole view: every event with a time at or before it that the job will ever apply
  * on time has been written. Marks are only taken when every subtask of a parallelism has written
- * one. A run's subtasks forget their earlier marks, and its subtask 0 those of other parallelisms,
- * before they write ({@link OnlineStore#resetMarks}); should a run at another parallelism still
- * have left a whole set, the greatest bound is taken.
+ * one. A restarted run overwrites its subtasks' marks as it goes (with lower ones while it replays:
+ * the earlier ones would hold too); marks left by a run at another parallelism are kept, since a
+ * tile's stored value does not move back, and the greatest bound is taken. ({@link
+ * OnlineStore#clear} removes them with the tiles.)
  */
 public final class WrittenThrough {
 
     private WrittenThrough() {}
-
-    /** Whether {@code name} is a mark of another parallelism than {@code parallelism}'s. */
-    static boolean otherRun(String name, int parallelism) {
-        return !name.startsWith(parallelism + "/");
-    }
 
     /** The name of subtask {@code subtask}'s mark among {@code parallelism}. */
     static String field(int parallelism, int subtask) {

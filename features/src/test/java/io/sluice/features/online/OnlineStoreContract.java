@@ -295,16 +295,6 @@ abstract class OnlineStoreContract {
         assertThat(store.writtenThrough(v)).hasValue(900);
         assertThat(store.writtenThrough(prefix + "other")).isEmpty();
 
-        // A restarted run at parallelism 3 forgets its subtasks' marks as they start, subtask 0
-        // also every other parallelism's, and vouches again once all three have marked.
-        store.resetMarks(v, 3, 1);
-        assertThat(store.writtenThrough(v)).as("the run at 2 still whole").hasValue(500);
-        store.resetMarks(v, 3, 0);
-        assertThat(store.writtenThrough(v)).as("nothing whole left").isEmpty();
-        store.markWritten(v, 3, 0, 1_000);
-        store.markWritten(v, 3, 1, 1_100);
-        assertThat(store.writtenThrough(v)).as("3/2 kept its mark").hasValue(950);
-
         store.clear(v);
         assertThat(store.writtenThrough(v)).as("a rebuild starts unmarked").isEmpty();
     }

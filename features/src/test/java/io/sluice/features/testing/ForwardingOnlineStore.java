@@ -40,11 +40,6 @@ public abstract class ForwardingOnlineStore implements OnlineStore {
     }
 
     @Override
-    public void resetMarks(String view, int parallelism, int subtask) throws IOException {
-        store.resetMarks(view, parallelism, subtask);
-    }
-
-    @Override
     public OptionalLong writtenThrough(String view) throws IOException {
         return store.writtenThrough(view);
     }
