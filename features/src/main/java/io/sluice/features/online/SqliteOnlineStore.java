@@ -81,163 +81,183 @@ public final class SqliteOnlineStore implements OnlineStore {
     }
 
     @Override
-    public synchronized int write(List<TileWrite> writes) throws IOException {
-        try (PreparedStatement ps = connection.prepareStatement(UPSERT)) {
-            for (TileWrite w : writes) {
-                ps.setString(1, w.key().view());
-                ps.setString(2, w.key().entity());
-                ps.setInt(3, w.key().level().ordinal());
-                ps.setLong(4, w.key().start());
-                ps.setLong(5, w.version());
-                ps.setBytes(6, w.payload());
-                ps.setLong(7, w.expireAt());
-                ps.addBatch();
-            }
-            int applied = 0;
-            for (int n : ps.executeBatch()) {
-                applied += Math.max(0, n);
-            }
-            connection.commit();
-            return applied;
-        } catch (SQLException e) {
-            rollback();
-            throw new IOException("SQLite tile write failed: " + e.getMessage(), e);
-        }
+    public int write(List<TileWrite> writes) throws IOException {
+        return transaction(
+                "SQLite tile write failed: ",
+                c -> {
+                    try (PreparedStatement ps = c.prepareStatement(UPSERT)) {
+                        for (TileWrite w : writes) {
+                            ps.setString(1, w.key().view());
+                            ps.setString(2, w.key().entity());
+                            ps.setInt(3, w.key().level().ordinal());
+                            ps.setLong(4, w.key().start());
+                            ps.setLong(5, w.version());
+                            ps.setBytes(6, w.payload());
+                            ps.setLong(7, w.expireAt());
+                            ps.addBatch();
+                        }
+                        int applied = 0;
+                        for (int n : ps.executeBatch()) {
+                            applied += Math.max(0, n);
+                        }
+                        return applied;
+                    }
+                });
     }
 
     @Override
-    public synchronized List<Found> read(List<RangeRead> reads, long now) throws IOException {
-        List<Found> found = new ArrayList<>(reads.size());
-        try (PreparedStatement ps = connection.prepareStatement(SELECT_RANGE)) {
-            for (RangeRead read : reads) {
-                Found f = new Found();
-                for (TileRange range : read.ranges()) {
-                    ps.setString(1, read.view());
-                    ps.setString(2, read.entity());
-                    ps.setInt(3, range.level().ordinal());
-                    ps.setLong(4, range.from());
-                    ps.setLong(5, range.to());
-                    ps.setLong(6, now);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            long start = rs.getLong(1);
-                            if (Math.floorMod(start - range.from(), range.step()) == 0) {
-                                f.of(range.level()).put(start, rs.getBytes(2));
+    public List<Found> read(List<RangeRead> reads, long now) throws IOException {
+        return transaction(
+                "SQLite tile read failed: ",
+                c -> {
+                    List<Found> found = new ArrayList<>(reads.size());
+                    try (PreparedStatement ps = c.prepareStatement(SELECT_RANGE)) {
+                        for (RangeRead read : reads) {
+                            Found f = new Found();
+                            for (TileRange range : read.ranges()) {
+                                ps.setString(1, read.view());
+                                ps.setString(2, read.entity());
+                                ps.setInt(3, range.level().ordinal());
+                                ps.setLong(4, range.from());
+                                ps.setLong(5, range.to());
+                                ps.setLong(6, now);
+                                try (ResultSet rs = ps.executeQuery()) {
+                                    while (rs.next()) {
+                                        long start = rs.getLong(1);
+                                        if (Math.floorMod(start - range.from(), range.step())
+                                                == 0) {
+                                            f.of(range.level()).put(start, rs.getBytes(2));
+                                        }
+                                    }
+                                }
                             }
+                            found.add(f);
                         }
                     }
-                }
-                found.add(f);
-            }
-            connection.commit();
-            return found;
-        } catch (SQLException e) {
-            rollback();
-            throw new IOException("SQLite tile read failed: " + e.getMessage(), e);
-        }
+                    return found;
+                });
     }
 
     /** How many distinct entities have a live tile in any view. */
-    public synchronized long entities(long now) throws IOException {
-        try (PreparedStatement ps =
-                connection.prepareStatement(
-                        "SELECT count(DISTINCT entity) FROM tiles WHERE expire_at > ?")) {
-            ps.setLong(1, now);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                long n = rs.getLong(1);
-                connection.commit();
-                return n;
-            }
-        } catch (SQLException e) {
-            rollback();
-            throw new IOException("SQLite count failed: " + e.getMessage(), e);
-        }
+    public long entities(long now) throws IOException {
+        return transaction(
+                "SQLite count failed: ",
+                c -> {
+                    try (PreparedStatement ps =
+                            c.prepareStatement(
+                                    "SELECT count(DISTINCT entity) FROM tiles WHERE expire_at >"
+                                            + " ?")) {
+                        ps.setLong(1, now);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            rs.next();
+                            return rs.getLong(1);
+                        }
+                    }
+                });
     }
 
     /** Deletes expired tiles; returns how many. */
-    public synchronized int expire(long now) throws IOException {
-        try (PreparedStatement ps =
-                connection.prepareStatement("DELETE FROM tiles WHERE expire_at <= ?")) {
-            ps.setLong(1, now);
-            int n = ps.executeUpdate();
-            connection.commit();
-            return n;
-        } catch (SQLException e) {
-            rollback();
-            throw new IOException("SQLite expiry failed: " + e.getMessage(), e);
-        }
+    public int expire(long now) throws IOException {
+        return transaction(
+                "SQLite expiry failed: ",
+                c -> {
+                    try (PreparedStatement ps =
+                            c.prepareStatement("DELETE FROM tiles WHERE expire_at <= ?")) {
+                        ps.setLong(1, now);
+                        return ps.executeUpdate();
+                    }
+                });
     }
 
     @Override
-    public synchronized void markWritten(String view, int parallelism, int subtask, long watermark)
+    public void markWritten(String view, int parallelism, int subtask, long watermark)
             throws IOException {
-        try (PreparedStatement ps =
-                connection.prepareStatement(
-                        "INSERT INTO written (view, mark, watermark) VALUES (?, ?, ?)"
-                                + " ON CONFLICT (view, mark) DO UPDATE SET"
-                                + " watermark = excluded.watermark")) {
-            ps.setString(1, view);
-            ps.setString(2, WrittenThrough.field(parallelism, subtask));
-            ps.setLong(3, watermark);
-            ps.executeUpdate();
-            connection.commit();
-        } catch (SQLException e) {
-            rollback();
-            throw new IOException("SQLite mark write failed: " + e.getMessage(), e);
-        }
+        transaction(
+                "SQLite mark write failed: ",
+                c -> {
+                    try (PreparedStatement ps =
+                            c.prepareStatement(
+                                    "INSERT INTO written (view, mark, watermark) VALUES (?, ?, ?)"
+                                            + " ON CONFLICT (view, mark) DO UPDATE SET"
+                                            + " watermark = excluded.watermark")) {
+                        ps.setString(1, view);
+                        ps.setString(2, WrittenThrough.field(parallelism, subtask));
+                        ps.setLong(3, watermark);
+                        return ps.executeUpdate();
+                    }
+                });
     }
 
     @Override
-    public synchronized OptionalLong writtenThrough(String view) throws IOException {
-        try (PreparedStatement ps =
-                connection.prepareStatement("SELECT mark, watermark FROM written WHERE view = ?")) {
-            ps.setString(1, view);
-            Map<String, Long> marks = new HashMap<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    marks.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-            connection.commit();
-            return WrittenThrough.of(marks);
-        } catch (SQLException e) {
-            rollback();
-            throw new IOException("SQLite read failed: " + e.getMessage(), e);
-        }
+    public OptionalLong writtenThrough(String view) throws IOException {
+        return transaction(
+                "SQLite read failed: ",
+                c -> {
+                    try (PreparedStatement ps =
+                            c.prepareStatement(
+                                    "SELECT mark, watermark FROM written WHERE view = ?")) {
+                        ps.setString(1, view);
+                        Map<String, Long> marks = new HashMap<>();
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                marks.put(rs.getString(1), rs.getLong(2));
+                            }
+                        }
+                        return WrittenThrough.of(marks);
+                    }
+                });
     }
 
     @Override
-    public synchronized boolean hasTiles(String view) throws IOException {
-        try (PreparedStatement ps =
-                connection.prepareStatement("SELECT 1 FROM tiles WHERE view = ? LIMIT 1")) {
-            ps.setString(1, view);
-            try (ResultSet rs = ps.executeQuery()) {
-                boolean any = rs.next();
-                connection.commit();
-                return any;
-            }
-        } catch (SQLException e) {
-            rollback();
-            throw new IOException("SQLite read failed: " + e.getMessage(), e);
-        }
+    public boolean hasTiles(String view) throws IOException {
+        return transaction(
+                "SQLite read failed: ",
+                c -> {
+                    try (PreparedStatement ps =
+                            c.prepareStatement("SELECT 1 FROM tiles WHERE view = ? LIMIT 1")) {
+                        ps.setString(1, view);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            return rs.next();
+                        }
+                    }
+                });
     }
 
     @Override
-    public synchronized long clear(String view) throws IOException {
-        try (PreparedStatement ps =
-                        connection.prepareStatement("DELETE FROM tiles WHERE view = ?");
-                PreparedStatement marks =
-                        connection.prepareStatement("DELETE FROM written WHERE view = ?")) {
-            ps.setString(1, view);
-            int n = ps.executeUpdate();
-            marks.setString(1, view);
-            marks.executeUpdate();
+    public long clear(String view) throws IOException {
+        return transaction(
+                "SQLite delete failed: ",
+                c -> {
+                    try (PreparedStatement ps =
+                                    c.prepareStatement("DELETE FROM tiles WHERE view = ?");
+                            PreparedStatement marks =
+                                    c.prepareStatement("DELETE FROM written WHERE view = ?")) {
+                        ps.setString(1, view);
+                        int n = ps.executeUpdate();
+                        marks.setString(1, view);
+                        marks.executeUpdate();
+                        return (long) n;
+                    }
+                });
+    }
+
+    /** Work inside one transaction of the store's connection. */
+    private interface Work<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} and commits, or rolls back and fails with {@code failed} and SQLite's
+     * message. One caller at a time: the store has one connection.
+     */
+    private synchronized <T> T transaction(String failed, Work<T> work) throws IOException {
+        try {
+            T result = work.run(connection);
             connection.commit();
-            return n;
+            return result;
         } catch (SQLException e) {
             rollback();
-            throw new IOException("SQLite delete failed: " + e.getMessage(), e);
+            throw new IOException(failed + e.getMessage(), e);
         }
     }
 

@@ -31,14 +31,8 @@ class OnlineSinkTest {
         try (SqliteOnlineStore store = new SqliteOnlineStore(db)) {
             store.markWritten("v", 1, 0, 5); // left by the run before
         }
-        OnlineSink sink =
-                new OnlineSink(
-                        new OnlineConfig(OnlineStoreType.SQLITE, db.toUri()), "v", FLUSH_MILLIS);
-        try (var h =
-                        new OneInputStreamOperatorTestHarness<>(
-                                new SinkWriterOperatorFactory<>(sink));
+        try (var h = harness(db);
                 SqliteOnlineStore store = new SqliteOnlineStore(db)) {
-            h.open();
             h.processElement(new StreamRecord<>(tile("e", 1)));
             h.processWatermark(100);
             h.processElement(new StreamRecord<>(tile("f", 2)));
@@ -61,14 +55,8 @@ class OnlineSinkTest {
         try (SqliteOnlineStore store = new SqliteOnlineStore(db)) {
             store.markWritten("v", 1, 0, 5_000);
         }
-        OnlineSink sink =
-                new OnlineSink(
-                        new OnlineConfig(OnlineStoreType.SQLITE, db.toUri()), "v", FLUSH_MILLIS);
-        try (var h =
-                        new OneInputStreamOperatorTestHarness<>(
-                                new SinkWriterOperatorFactory<>(sink));
+        try (var h = harness(db);
                 SqliteOnlineStore store = new SqliteOnlineStore(db)) {
-            h.open();
             h.processElement(new StreamRecord<>(tile("e", 1)));
             h.setProcessingTime(FLUSH_MILLIS);
             assertThat(store.readTiles(List.of(tile("e", 1).key()), 0)).hasSize(1);
@@ -79,6 +67,17 @@ class OnlineSinkTest {
             h.setProcessingTime(2 * FLUSH_MILLIS);
             assertThat(store.writtenThrough("v")).hasValue(200);
         }
+    }
+
+    /** An opened harness of a sink of view {@code v} into {@code db}. */
+    private static OneInputStreamOperatorTestHarness<TileUpdate, ?> harness(Path db)
+            throws Exception {
+        OnlineSink sink =
+                new OnlineSink(
+                        new OnlineConfig(OnlineStoreType.SQLITE, db.toUri()), "v", FLUSH_MILLIS);
+        var h = new OneInputStreamOperatorTestHarness<>(new SinkWriterOperatorFactory<>(sink));
+        h.open();
+        return h;
     }
 
     private static TileUpdate tile(String entity, long start) {
