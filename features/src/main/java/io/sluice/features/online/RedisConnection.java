@@ -269,19 +269,35 @@ final class RedisConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes the connection, the client and its event loops, after any connection attempt under way
+     * has ended (within the handshake's timeout), and holding off new ones: an attempt whose event
+     * loop shut down under it failed with a stack trace logged by Netty, in a server that stopped
+     * while a readiness probe was connecting.
+     */
     @Override
     public void close() throws IOException {
-        Connected c = connected;
-        if (c != null) {
-            c.connection().close();
+        boolean quiet;
+        try {
+            quiet = connecting.tryLock(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            quiet = false;
         }
         try {
+            Connected c = connected;
+            if (c != null) {
+                c.connection().close();
+            }
             client.close();
         } catch (Exception e) {
             throw new IOException("closing the Redis client failed: " + e, e);
         } finally {
             // Resources given to a client outlive it: shut down after it, like its own would be.
             resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+            if (quiet) {
+                connecting.unlock();
+            }
         }
     }
 }
