@@ -293,8 +293,9 @@ final class RedisConnection implements AutoCloseable {
         } catch (Exception e) {
             throw new IOException("closing the Redis client failed: " + e, e);
         } finally {
-            // Resources given to a client outlive it: shut down after it, like its own would be.
-            resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+            // Resources given to a client outlive it: shut down after it, like its own would be,
+            // with a short quiet period for the notifications of a channel closed just before.
+            resources.shutdown(50, 2_000, TimeUnit.MILLISECONDS).awaitUninterruptibly();
             if (quiet) {
                 connecting.unlock();
             }
