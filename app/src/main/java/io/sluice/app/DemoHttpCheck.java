@@ -9,6 +9,7 @@ import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
+import io.sluice.features.online.WrittenThrough;
 import io.sluice.features.training.Spine;
 import io.sluice.features.training.TrainingSetBuilder;
 import io.sluice.serving.Catalog;
@@ -28,7 +29,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
@@ -74,12 +74,11 @@ final class DemoHttpCheck {
                         .orElseThrow(() -> new IllegalStateException("no feature views"));
         ObjectNode report = mapper.createObjectNode();
         long now = System.currentTimeMillis();
-        OptionalLong written;
+        long until;
         try (OnlineStore store = OnlineStores.open(config.online())) {
-            written = store.writtenThrough(view.name());
+            // A row the features job has written the view through: a later one is INCOMPLETE.
+            until = WrittenThrough.before(store.writtenThrough(view.name()), now);
         }
-        // A row the features job has written the view through: a later one is INCOMPLETE.
-        long until = written.isPresent() ? Math.min(now, written.getAsLong() + 1) : now;
         Pick pick = pick(rows, view, now, until);
         if (pick == null) {
             out.println(

@@ -32,10 +32,8 @@ public final class ValidEventWatermarks implements WatermarkGenerator<Parsed> {
 
     private final WatermarkGenerator<Parsed> watermarks;
 
-    /** The event time that last sent a watermark at once, or the first one seen. */
-    private long stepped;
-
-    private boolean started;
+    /** The event time that last sent a watermark at once, or the first one seen (or none yet). */
+    private long stepped = Long.MIN_VALUE;
 
     public ValidEventWatermarks(
             Duration maxOutOfOrderness, Duration idleness, RelativeClock activityClock) {
@@ -63,10 +61,9 @@ public final class ValidEventWatermarks implements WatermarkGenerator<Parsed> {
     public void onEvent(Parsed record, long timestamp, WatermarkOutput output) {
         if (record.isValid()) {
             watermarks.onEvent(record, timestamp, output);
-            if (!started) {
-                started = true;
+            if (stepped == Long.MIN_VALUE) {
                 stepped = timestamp;
-            } else if (timestamp > stepped && timestamp - stepped >= STEP) {
+            } else if (timestamp - stepped >= STEP) {
                 stepped = timestamp;
                 watermarks.onPeriodicEmit(output);
             }

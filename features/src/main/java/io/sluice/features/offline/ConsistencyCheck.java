@@ -14,6 +14,7 @@ import io.sluice.features.agg.Windows;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.WrittenThrough;
 import io.sluice.lake.HiveBucketing;
 import io.sluice.lake.HourPartitioner;
 import io.sluice.lake.WarehouseHours;
@@ -25,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.LongConsumer;
@@ -101,10 +101,7 @@ public final class ConsistencyCheck {
                         Math.min(now, new WarehouseHours(table, config.rootUri()).completeUntil());
                 // Nor after what the features job has written the view through: the store may
                 // still miss events there that the warehouse has.
-                OptionalLong written = store.writtenThrough(view.name());
-                if (written.isPresent() && written.getAsLong() < Long.MAX_VALUE - 1) {
-                    until = Math.min(until, written.getAsLong() + 1);
-                }
+                until = WrittenThrough.before(store.writtenThrough(view.name()), until);
                 List<FeatureDef> read = new ArrayList<>(view.features());
                 read.add(view.presence());
                 // The hours the samples' windows can read, from one snapshot of the table; an hour

@@ -22,6 +22,17 @@ public final class WrittenThrough {
 
     private WrittenThrough() {}
 
+    /**
+     * The end (exclusive) of the times before {@code until} that a read of a view marked {@code
+     * written} through finds whole: a time {@code t} needs the events before it, so up to one past
+     * the mark. Without a mark, {@code until} itself: a caller that samples the store (the
+     * consistency check, the demo's HTTP check) then assumes the job has caught up, as it did
+     * before marks.
+     */
+    public static long before(OptionalLong written, long until) {
+        return written.isPresent() && written.getAsLong() < until ? written.getAsLong() + 1 : until;
+    }
+
     /** The name of subtask {@code subtask}'s mark among {@code parallelism}. */
     static String field(int parallelism, int subtask) {
         if (parallelism < 1 || subtask < 0 || subtask >= parallelism) {
