@@ -1,6 +1,7 @@
 package io.sluice.features.online;
 
 import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -35,9 +36,11 @@ import java.util.function.BiConsumer;
  *       gone);
  *   <li>the hash itself expires with its latest tile ({@code PEXPIREAT}, tracked in field {@code
  *       ~x}), so an entity that goes quiet leaves nothing behind;
- *   <li>each write also sweeps a few fields of the hash ({@code HSCAN} from a cursor kept in field
- *       {@code ~c}) and deletes expired ones, so an active entity's hash stays as large as its live
- *       tiles; a write adds at most a few fields, fewer than it sweeps.
+ *   <li>a write also sweeps some fields of the hash ({@code HSCAN} from a cursor kept in field
+ *       {@code ~c}) and deletes expired ones, at most once every {@link #SWEEP_EVERY_MILLIS} per
+ *       hash (the next time in field {@code ~s}), so an active entity's hash keeps few expired
+ *       fields: its fine tiles expire one per tile length at most, and sweeps of 64 fields every 10
+ *       s pass over a day of 1-minute tiles (about 1,700 fields) in under five minutes.
  * </ul>
  *
  * <p><b>Writes</b> are one Lua call per (view, entity) of a batch, pipelined, each tile a
@@ -58,15 +61,18 @@ import java.util.function.BiConsumer;
  */
 public final class RedisOnlineStore implements OnlineStore {
 
-    /** KEYS[1] the hash; ARGV[1] now; then per tile: field, version, expireAt, payload. */
+    /**
+     * KEYS[1] the hash; ARGV[1] now; ARGV[2] the least time between two sweeps of the hash; then
+     * per tile: field, version, expireAt, payload.
+     */
     static final String WRITE =
             """
             redis.replicate_commands()
             local key = KEYS[1]
             local now = tonumber(ARGV[1])
             local applied = 0
-            local latest = ARGV[4]
-            for i = 2, #ARGV, 4 do
+            local latest = ARGV[5]
+            for i = 3, #ARGV, 4 do
               local old = redis.call('HGET', key, ARGV[i])
               local newer = true
               if old then
@@ -80,18 +86,21 @@ public final class RedisOnlineStore implements OnlineStore {
               end
               if tonumber(ARGV[i + 2]) > tonumber(latest) then latest = ARGV[i + 2] end
             end
-            local page = redis.call('HSCAN', key, redis.call('HGET', key, '~c') or '0', 'COUNT', 16)
-            local items = page[2]
-            for j = 1, #items, 2 do
-              local f = items[j]
-              if string.sub(f, 1, 1) ~= '~' then
-                local v = items[j + 1]
-                if tonumber(string.sub(v, 1, string.find(v, ',', 1, true) - 1)) <= now then
-                  redis.call('HDEL', key, f)
+            local due = redis.call('HGET', key, '~s')
+            if not due or tonumber(due) <= now then
+              local page = redis.call('HSCAN', key, redis.call('HGET', key, '~c') or '0', 'COUNT', 64)
+              local items = page[2]
+              for j = 1, #items, 2 do
+                local f = items[j]
+                if string.sub(f, 1, 1) ~= '~' then
+                  local v = items[j + 1]
+                  if tonumber(string.sub(v, 1, string.find(v, ',', 1, true) - 1)) <= now then
+                    redis.call('HDEL', key, f)
+                  end
                 end
               end
+              redis.call('HSET', key, '~c', page[1], '~s', now + tonumber(ARGV[2]))
             end
-            redis.call('HSET', key, '~c', page[1])
             local expiry = redis.call('HGET', key, '~x')
             if not expiry or tonumber(latest) > tonumber(expiry) then
               redis.call('HSET', key, '~x', latest)
@@ -100,13 +109,26 @@ public final class RedisOnlineStore implements OnlineStore {
             return applied
             """;
 
-    /** Fields that are not tiles: the hash's expiry and the sweep's cursor. */
-    private static final int META_FIELDS = 2;
+    /**
+     * The least time between two sweeps of one entity's hash. Sweeping on every write took a third
+     * of Redis's CPU per tile written (docs/performance.md, "Sweeping less often"), while a hash
+     * gains an expired fine tile about once a minute: a sweep of 64 fields every 10 s keeps up with
+     * that many times over.
+     */
+    static final long SWEEP_EVERY_MILLIS = 10_000;
+
+    /**
+     * Fields that are not tiles: the hash's expiry, the sweep's cursor and the sweep's next time
+     * (which hashes written before sweeps were spaced lack).
+     */
+    private static final byte[][] META_FIELDS = {ascii("~x"), ascii("~c"), ascii("~s")};
 
     /** The latest expiry Redis takes (year 9999); a later one means "never" and is clamped. */
     private static final long MAX_EXPIRY = 253_402_300_799_999L;
 
     private final String writeSha;
+
+    private final byte[] sweepEvery;
 
     private final RedisConnection redis;
 
@@ -116,8 +138,14 @@ public final class RedisOnlineStore implements OnlineStore {
      * started before Redis is up answers "not answering" until it is, instead of failing to start.
      */
     public RedisOnlineStore(URI uri) {
+        this(uri, SWEEP_EVERY_MILLIS);
+    }
+
+    /** A store whose writes sweep each hash at most once every {@code sweepEveryMillis}. */
+    RedisOnlineStore(URI uri, long sweepEveryMillis) {
         redis = new RedisConnection(uri);
         writeSha = sha1(WRITE);
+        sweepEvery = ascii(sweepEveryMillis);
     }
 
     /** The name Redis knows a script by: the hex SHA-1 of its text. */
@@ -149,16 +177,17 @@ public final class RedisOnlineStore implements OnlineStore {
         for (Map.Entry<List<String>, List<TileWrite>> e : byHash.entrySet()) {
             keys.add(TileHash.key(e.getKey().get(0), e.getKey().get(1)));
             List<TileWrite> tiles = e.getValue();
-            byte[][] a = new byte[1 + 4 * tiles.size()][];
+            byte[][] a = new byte[2 + 4 * tiles.size()][];
             a[0] = now;
+            a[1] = sweepEvery;
             for (int i = 0; i < tiles.size(); i++) {
                 TileWrite w = tiles.get(i);
-                a[1 + 4 * i] =
+                a[2 + 4 * i] =
                         TileHash.field(w.key().level(), w.key().start())
                                 .getBytes(StandardCharsets.US_ASCII);
-                a[2 + 4 * i] = ascii(w.version());
-                a[3 + 4 * i] = ascii(Math.min(w.expireAt(), MAX_EXPIRY));
-                a[4 + 4 * i] = w.payload();
+                a[3 + 4 * i] = ascii(w.version());
+                a[4 + 4 * i] = ascii(Math.min(w.expireAt(), MAX_EXPIRY));
+                a[5 + 4 * i] = w.payload();
             }
             args.add(a);
         }
@@ -328,8 +357,12 @@ public final class RedisOnlineStore implements OnlineStore {
         do {
             KeyScanCursor<byte[]> page = RedisConnection.await(commands.scan(cursor, args));
             for (byte[] key : page.getKeys()) {
-                // Count tiles, not hashes: every field but the two bookkeeping ones.
-                deleted += Math.max(0, RedisConnection.await(commands.hlen(key)) - META_FIELDS);
+                // Count tiles, not hashes: every field but the bookkeeping ones.
+                long meta =
+                        RedisConnection.await(commands.hmget(key, META_FIELDS)).stream()
+                                .filter(KeyValue::hasValue)
+                                .count();
+                deleted += Math.max(0, RedisConnection.await(commands.hlen(key)) - meta);
                 RedisConnection.await(commands.unlink(key));
             }
             cursor = page;
@@ -339,7 +372,11 @@ public final class RedisOnlineStore implements OnlineStore {
     }
 
     private static byte[] ascii(long value) {
-        return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+        return ascii(Long.toString(value));
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
     }
 
     @Override

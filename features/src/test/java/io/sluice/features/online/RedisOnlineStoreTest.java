@@ -91,32 +91,78 @@ class RedisOnlineStoreTest extends OnlineStoreContract {
     void keepsOneHashPerEntityThatSweepsExpiredTilesAndExpiresWithItsLatest() throws Exception {
         long now = System.currentTimeMillis();
         String entity = "sweep-" + now;
-        try (RedisOnlineStore store = new RedisOnlineStore(redis.uri());
+        // A store that may sweep a hash on every write.
+        try (RedisOnlineStore store = new RedisOnlineStore(redis.uri(), 0);
                 io.lettuce.core.RedisClient client =
                         io.lettuce.core.RedisClient.create(redis.uri().toString());
                 var redisConnection = client.connect()) {
             var sync = redisConnection.sync();
             String hash = new String(TileHash.key("v", entity));
-            List<OnlineStore.TileWrite> expired = new java.util.ArrayList<>();
-            for (int i = 0; i < 300; i++) {
-                expired.add(write(entity, i, now - 1));
-            }
+            List<OnlineStore.TileWrite> expired = expired(entity, now);
             assertThat(store.write(expired)).isEqualTo(300);
-            // Each later write sweeps a few fields: after enough of them, the expired ones are
+            // Each later write sweeps some fields: after enough of them, the expired ones are
             // gone.
             assertThat(sync.exists(hash))
                     .as("a hash of expired tiles only expires at once")
                     .isZero();
             store.write(List.of(write(entity, 100, now + 60_000)));
             store.write(expired);
-            assertThat(sync.hlen(hash)).as("one live tile keeps the hash").isGreaterThan(3);
-            for (int round = 0; round < 200 && sync.hlen(hash) > 3; round++) {
+            assertThat(sync.hlen(hash)).as("one live tile keeps the hash").isGreaterThan(4);
+            for (int round = 0; round < 200 && sync.hlen(hash) > 4; round++) {
                 store.write(List.of(write(entity, 100, now + 60_000)));
             }
-            assertThat(sync.hkeys(hash)).containsExactlyInAnyOrder("f100", "~x", "~c");
+            assertThat(sync.hkeys(hash)).containsExactlyInAnyOrder("f100", "~x", "~c", "~s");
             assertThat(sync.pttl(hash)).isPositive().isLessThanOrEqualTo(60_000);
             assertThat(sync.keys("sluice:tiles:{v:" + entity + "}*")).hasSize(1);
         }
+    }
+
+    @Test
+    void sweepsAHashAtMostOnceInItsInterval() throws Exception {
+        long now = System.currentTimeMillis();
+        String entity = "spaced-" + now;
+        try (RedisOnlineStore hourly = new RedisOnlineStore(redis.uri(), 3_600_000);
+                RedisOnlineStore always = new RedisOnlineStore(redis.uri(), 0);
+                io.lettuce.core.RedisClient client =
+                        io.lettuce.core.RedisClient.create(redis.uri().toString());
+                var redisConnection = client.connect()) {
+            var sync = redisConnection.sync();
+            String hash = new String(TileHash.key("v", entity));
+            List<OnlineStore.TileWrite> tiles = new java.util.ArrayList<>(expired(entity, now));
+            tiles.add(write(entity, 1_000, now + 60_000));
+            long before = System.currentTimeMillis();
+            hourly.write(tiles);
+            // The first write of a hash sweeps it (part of it: 64 fields at most) ...
+            long size = sync.hlen(hash);
+            assertThat(size).isLessThan(301 + 3).isGreaterThan(4);
+            String cursor = sync.hget(hash, "~c");
+            assertThat(Long.parseLong(sync.hget(hash, "~s")))
+                    .isBetween(before + 3_600_000, System.currentTimeMillis() + 3_600_000);
+            // ... and later ones within the hour do not, whichever writer sends them: the next
+            // sweep's time is the hash's.
+            for (int round = 0; round < 5; round++) {
+                hourly.write(List.of(write(entity, 1_000, now + 60_000)));
+                always.write(List.of(write(entity, 1_000, now + 60_000)));
+            }
+            assertThat(sync.hlen(hash)).isEqualTo(size);
+            assertThat(sync.hget(hash, "~c")).isEqualTo(cursor);
+            // Readers skip the expired fields still there.
+            assertThat(hourly.readTiles(List.of(tiles.get(0).key(), tiles.get(300).key()), now))
+                    .containsOnlyKeys(tiles.get(300).key());
+            // Once the time has come, a write sweeps again.
+            sync.hset(hash, "~s", Long.toString(now));
+            always.write(List.of(write(entity, 1_000, now + 60_000)));
+            assertThat(sync.hlen(hash)).isLessThan(size);
+        }
+    }
+
+    /** 300 tiles of {@code entity} that expired before {@code now}. */
+    private static List<OnlineStore.TileWrite> expired(String entity, long now) {
+        List<OnlineStore.TileWrite> expired = new java.util.ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            expired.add(write(entity, i, now - 1));
+        }
+        return expired;
     }
 
     @Test

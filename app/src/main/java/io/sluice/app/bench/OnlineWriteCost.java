@@ -1,0 +1,146 @@
+package io.sluice.app.bench;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.sluice.features.agg.EntityTiles;
+import io.sluice.features.agg.EventEntry;
+import io.sluice.features.agg.ViewDef;
+import io.sluice.features.agg.Windows;
+import io.sluice.features.online.OnlineStore;
+import io.sluice.features.online.RedisOnlineStore;
+import io.sluice.features.online.TileWrites;
+import io.sluice.redis.LocalRedis;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What Redis spends on the features job's tile writes: its own CPU time ({@code INFO cpu}) per tile
+ * written through {@link RedisOnlineStore#write} (a compare-and-set on each tile's version, the
+ * hash's expiry, the sweep of expired fields), against the same tiles stored by plain {@code HSET}s
+ * (one per entity, the same fields and bytes, nothing checked or kept beside them) in the same run.
+ *
+ * <p>The tiles are those of a live load on {@code user_activity}: each batch is the tiles that
+ * {@value #ENTITIES_PER_BATCH} random entities of {@value #ENTITIES} changed with one event each,
+ * 50 ms of event time after the batch before (the fine tile with every event of its minute so far,
+ * and the mid and coarse tiles above it), as the online sink sends them.
+ */
+final class OnlineWriteCost {
+
+    static final int ENTITIES = 5_000;
+    static final int ENTITIES_PER_BATCH = 300;
+    static final int BATCHES = 1_000;
+
+    private OnlineWriteCost() {}
+
+    /** Redis CPU µs per tile: {store write, plain HSET}, one round of each on fresh data. */
+    static double[] measure(LocalRedis redis, ViewDef view, long seed) throws Exception {
+        List<List<OnlineStore.TileWrite>> batches = batches(view, seed);
+        long tiles = batches.stream().mapToLong(List::size).sum();
+        RedisClient client = RedisClient.create(redis.uri().toString());
+        try (StatefulRedisConnection<byte[], byte[]> connection =
+                        client.connect(ByteArrayCodec.INSTANCE);
+                RedisOnlineStore store = new RedisOnlineStore(redis.uri())) {
+            RedisAsyncCommands<byte[], byte[]> commands = connection.async();
+            commands.flushall().get(30, TimeUnit.SECONDS);
+            double before = cpuSeconds(commands);
+            for (List<OnlineStore.TileWrite> batch : batches) {
+                store.write(batch);
+            }
+            double stored = cpuSeconds(commands) - before;
+            commands.flushall().get(30, TimeUnit.SECONDS);
+            before = cpuSeconds(commands);
+            for (List<OnlineStore.TileWrite> batch : batches) {
+                plain(commands, batch);
+            }
+            double plain = cpuSeconds(commands) - before;
+            commands.flushall().get(30, TimeUnit.SECONDS);
+            return new double[] {stored * 1e6 / tiles, plain * 1e6 / tiles};
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** The batches of a live load, generated before either side is timed. */
+    private static List<List<OnlineStore.TileWrite>> batches(ViewDef view, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        Map<String, EntityTiles> entities = new HashMap<>();
+        long start = Windows.floor(System.currentTimeMillis(), view.coarseMillis());
+        Map<String, String[]> values =
+                Map.of(
+                        "page", new String[] {"/", "/search", "/item/1", "/item/2", "/cart"},
+                        "category", new String[] {"toys", "books", "garden", "audio"},
+                        "device", new String[] {"WEB", "IOS", "ANDROID"});
+        List<List<OnlineStore.TileWrite>> batches = new ArrayList<>(BATCHES);
+        long id = 0;
+        for (int b = 0; b < BATCHES; b++) {
+            long time = start + b * 50L;
+            List<OnlineStore.TileWrite> batch = new ArrayList<>();
+            for (int e = 0; e < ENTITIES_PER_BATCH; e++) {
+                String entity = "user-" + random.nextInt(ENTITIES);
+                EntityTiles tiles =
+                        entities.computeIfAbsent(
+                                entity,
+                                k -> new EntityTiles(view.tileMillis(), view.coarseMillis()));
+                Object[] fields = new Object[view.fields().size()];
+                for (int f = 0; f < fields.length; f++) {
+                    String[] choices =
+                            values.getOrDefault(view.fields().get(f), new String[] {"x"});
+                    fields[f] = choices[random.nextInt(choices.length)];
+                }
+                tiles.add(new EventEntry(time, "e" + id++, fields));
+                batch.addAll(
+                        TileWrites.of(
+                                view,
+                                entity,
+                                tiles,
+                                List.of(Windows.floor(time, view.tileMillis()))));
+            }
+            batches.add(batch);
+        }
+        return batches;
+    }
+
+    /** The batch's tiles as one plain {@code HSET} per entity, pipelined, awaited together. */
+    private static void plain(
+            RedisAsyncCommands<byte[], byte[]> commands, List<OnlineStore.TileWrite> batch)
+            throws Exception {
+        Map<String, Map<byte[], byte[]>> byEntity = new LinkedHashMap<>();
+        for (OnlineStore.TileWrite w : batch) {
+            byEntity.computeIfAbsent(w.key().entity(), k -> new LinkedHashMap<>())
+                    .put(
+                            ascii(w.key().level().name().charAt(0) + "" + w.key().start()),
+                            w.payload());
+        }
+        List<RedisFuture<Long>> sent = new ArrayList<>(byEntity.size());
+        for (Map.Entry<String, Map<byte[], byte[]>> e : byEntity.entrySet()) {
+            sent.add(commands.hset(ascii("bench:{" + e.getKey() + "}"), e.getValue()));
+        }
+        for (RedisFuture<Long> f : sent) {
+            f.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Redis's own CPU time so far, user and system, in seconds. */
+    private static double cpuSeconds(RedisAsyncCommands<byte[], byte[]> commands) throws Exception {
+        double total = 0;
+        for (String line : commands.info("cpu").get(30, TimeUnit.SECONDS).split("\r?\n")) {
+            if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+                total += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return total;
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+}
