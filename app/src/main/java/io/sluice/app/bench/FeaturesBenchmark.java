@@ -200,13 +200,17 @@ public final class FeaturesBenchmark {
                                 + " the features job writes to it (`RedisOnlineStore.write`: a"
                                 + " compare-and-set on each tile's version, the hash's expiry, a"
                                 + " sweep of expired fields at most every 10 s per hash), against"
-                                + " the same tiles stored by one plain `HSET` per entity (same"
-                                + " fields and bytes) in the same run. %,d batches of the tiles"
+                                + " the same tiles stored by one plain `HSET` per entity and batch"
+                                + " (the same fields and values, pipelined as the store's calls"
+                                + " are) in the same run, the two taking turns going first. %,d"
+                                + " batches of the tiles"
                                 + " %d random entities of %,d changed with one `user_activity`"
                                 + " event each, 50 ms of event time apart (the fine tile with the"
                                 + " events of its minute so far, and the mid and coarse tiles"
                                 + " above it), as the online sink sends them; medians of %d runs"
-                                + " after one unmeasured.",
+                                + " after one unmeasured. The batches span under a minute of event"
+                                + " time, so each hash holds a few tiles; a store holding a day of"
+                                + " them (about 1,700 an entity) costs its sweeps more.",
                         OnlineWriteCost.BATCHES,
                         OnlineWriteCost.ENTITIES_PER_BATCH,
                         OnlineWriteCost.ENTITIES,

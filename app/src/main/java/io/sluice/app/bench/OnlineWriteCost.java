@@ -15,9 +15,11 @@ import io.sluice.features.online.TileWrites;
 import io.sluice.redis.LocalRedis;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -26,12 +28,15 @@ import java.util.concurrent.TimeUnit;
  * What Redis spends on the features job's tile writes: its own CPU time ({@code INFO cpu}) per tile
  * written through {@link RedisOnlineStore#write} (a compare-and-set on each tile's version, the
  * hash's expiry, the sweep of expired fields), against the same tiles stored by plain {@code HSET}s
- * (one per entity, the same fields and bytes, nothing checked or kept beside them) in the same run.
+ * (one per entity and batch, pipelined as the store's calls are, the same fields and values,
+ * nothing checked or kept beside them) in the same run. The two sides take turns going first.
  *
  * <p>The tiles are those of a live load on {@code user_activity}: each batch is the tiles that
  * {@value #ENTITIES_PER_BATCH} random entities of {@value #ENTITIES} changed with one event each,
  * 50 ms of event time after the batch before (the fine tile with every event of its minute so far,
- * and the mid and coarse tiles above it), as the online sink sends them.
+ * and the mid and coarse tiles above it), as the online sink sends them. The batches span less than
+ * a minute of event time, so each hash holds a few tiles: a store holding a day of them (about
+ * 1,700 fields an entity) costs its sweeps more.
  */
 final class OnlineWriteCost {
 
@@ -41,7 +46,10 @@ final class OnlineWriteCost {
 
     private OnlineWriteCost() {}
 
-    /** Redis CPU µs per tile: {store write, plain HSET}, one round of each on fresh data. */
+    /**
+     * Redis CPU µs per tile: {store write, plain HSET}, one round of each on fresh data, the store
+     * first for an even {@code seed}.
+     */
     static double[] measure(LocalRedis redis, ViewDef view, long seed) throws Exception {
         List<List<OnlineStore.TileWrite>> batches = batches(view, seed);
         long tiles = batches.stream().mapToLong(List::size).sum();
@@ -50,18 +58,26 @@ final class OnlineWriteCost {
                         client.connect(ByteArrayCodec.INSTANCE);
                 RedisOnlineStore store = new RedisOnlineStore(redis.uri())) {
             RedisAsyncCommands<byte[], byte[]> commands = connection.async();
-            commands.flushall().get(30, TimeUnit.SECONDS);
-            double before = cpuSeconds(commands);
-            for (List<OnlineStore.TileWrite> batch : batches) {
-                store.write(batch);
+            double stored = 0;
+            double plain = 0;
+            for (int side = 0; side < 2; side++) {
+                commands.flushall().get(30, TimeUnit.SECONDS);
+                double before = cpuSeconds(commands);
+                boolean storeSide = (side + seed) % 2 == 0;
+                for (List<OnlineStore.TileWrite> batch : batches) {
+                    if (storeSide) {
+                        store.write(batch);
+                    } else {
+                        plain(connection, batch);
+                    }
+                }
+                double spent = cpuSeconds(commands) - before;
+                if (storeSide) {
+                    stored = spent;
+                } else {
+                    plain = spent;
+                }
             }
-            double stored = cpuSeconds(commands) - before;
-            commands.flushall().get(30, TimeUnit.SECONDS);
-            before = cpuSeconds(commands);
-            for (List<OnlineStore.TileWrite> batch : batches) {
-                plain(commands, batch);
-            }
-            double plain = cpuSeconds(commands) - before;
             commands.flushall().get(30, TimeUnit.SECONDS);
             return new double[] {stored * 1e6 / tiles, plain * 1e6 / tiles};
         } finally {
@@ -109,20 +125,33 @@ final class OnlineWriteCost {
         return batches;
     }
 
-    /** The batch's tiles as one plain {@code HSET} per entity, pipelined, awaited together. */
+    /**
+     * The batch's tiles as one plain {@code HSET} per entity of the store's fields and values
+     * ({@code <expireAt>,<version>,<payload>}), flushed to Redis together as the store sends its
+     * calls, and awaited together.
+     */
     private static void plain(
-            RedisAsyncCommands<byte[], byte[]> commands, List<OnlineStore.TileWrite> batch)
+            StatefulRedisConnection<byte[], byte[]> connection, List<OnlineStore.TileWrite> batch)
             throws Exception {
         Map<String, Map<byte[], byte[]>> byEntity = new LinkedHashMap<>();
         for (OnlineStore.TileWrite w : batch) {
+            byte[] prefix = ascii(w.expireAt() + "," + w.version() + ",");
+            byte[] value = Arrays.copyOf(prefix, prefix.length + w.payload().length);
+            System.arraycopy(w.payload(), 0, value, prefix.length, w.payload().length);
+            String level = w.key().level().name().toLowerCase(Locale.ROOT).substring(0, 1);
             byEntity.computeIfAbsent(w.key().entity(), k -> new LinkedHashMap<>())
-                    .put(
-                            ascii(w.key().level().name().charAt(0) + "" + w.key().start()),
-                            w.payload());
+                    .put(ascii(level + w.key().start()), value);
         }
         List<RedisFuture<Long>> sent = new ArrayList<>(byEntity.size());
-        for (Map.Entry<String, Map<byte[], byte[]>> e : byEntity.entrySet()) {
-            sent.add(commands.hset(ascii("bench:{" + e.getKey() + "}"), e.getValue()));
+        connection.setAutoFlushCommands(false);
+        try {
+            for (Map.Entry<String, Map<byte[], byte[]>> e : byEntity.entrySet()) {
+                sent.add(
+                        connection.async().hset(ascii("bench:{" + e.getKey() + "}"), e.getValue()));
+            }
+            connection.flushCommands();
+        } finally {
+            connection.setAutoFlushCommands(true);
         }
         for (RedisFuture<Long> f : sent) {
             f.get(30, TimeUnit.SECONDS);

@@ -62,8 +62,8 @@ import java.util.function.BiConsumer;
 public final class RedisOnlineStore implements OnlineStore {
 
     /**
-     * KEYS[1] the hash; ARGV[1] now; ARGV[2] the least time between two sweeps of the hash; then
-     * per tile: field, version, expireAt, payload.
+     * KEYS[1] the hash; ARGV[1] now; ARGV[2] the next sweep's time if this write sweeps; then per
+     * tile: field, version, expireAt, payload.
      */
     static final String WRITE =
             """
@@ -99,7 +99,7 @@ public final class RedisOnlineStore implements OnlineStore {
                   end
                 end
               end
-              redis.call('HSET', key, '~c', page[1], '~s', now + tonumber(ARGV[2]))
+              redis.call('HSET', key, '~c', page[1], '~s', ARGV[2])
             end
             local expiry = redis.call('HGET', key, '~x')
             if not expiry or tonumber(latest) > tonumber(expiry) then
@@ -110,10 +110,11 @@ public final class RedisOnlineStore implements OnlineStore {
             """;
 
     /**
-     * The least time between two sweeps of one entity's hash. Sweeping on every write took a third
-     * of Redis's CPU per tile written (docs/performance.md, "Sweeping less often"), while a hash
-     * gains an expired fine tile about once a minute: a sweep of 64 fields every 10 s keeps up with
-     * that many times over.
+     * The least time between two sweeps of one entity's hash. Sweeping on every write took a
+     * quarter (young hashes) to two fifths of Redis's CPU per tile written (docs/performance.md,
+     * "Where the online writes go, and sweeping less often"), while a hash gains at most one
+     * expired fine tile per tile length (a minute in the reference views): 64 fields every 10 s
+     * keep up with that many times over.
      */
     static final long SWEEP_EVERY_MILLIS = 10_000;
 
@@ -128,7 +129,7 @@ public final class RedisOnlineStore implements OnlineStore {
 
     private final String writeSha;
 
-    private final byte[] sweepEvery;
+    private final long sweepEveryMillis;
 
     private final RedisConnection redis;
 
@@ -145,7 +146,7 @@ public final class RedisOnlineStore implements OnlineStore {
     RedisOnlineStore(URI uri, long sweepEveryMillis) {
         redis = new RedisConnection(uri);
         writeSha = sha1(WRITE);
-        sweepEvery = ascii(sweepEveryMillis);
+        this.sweepEveryMillis = sweepEveryMillis;
     }
 
     /** The name Redis knows a script by: the hex SHA-1 of its text. */
@@ -173,13 +174,15 @@ public final class RedisOnlineStore implements OnlineStore {
         }
         List<byte[]> keys = new ArrayList<>(byHash.size());
         List<byte[][]> args = new ArrayList<>(byHash.size());
-        byte[] now = ascii(System.currentTimeMillis());
+        long millis = System.currentTimeMillis();
+        byte[] now = ascii(millis);
+        byte[] nextSweep = ascii(millis + sweepEveryMillis);
         for (Map.Entry<List<String>, List<TileWrite>> e : byHash.entrySet()) {
             keys.add(TileHash.key(e.getKey().get(0), e.getKey().get(1)));
             List<TileWrite> tiles = e.getValue();
             byte[][] a = new byte[2 + 4 * tiles.size()][];
             a[0] = now;
-            a[1] = sweepEvery;
+            a[1] = nextSweep;
             for (int i = 0; i < tiles.size(); i++) {
                 TileWrite w = tiles.get(i);
                 a[2 + 4 * i] =
@@ -358,11 +361,13 @@ public final class RedisOnlineStore implements OnlineStore {
             KeyScanCursor<byte[]> page = RedisConnection.await(commands.scan(cursor, args));
             for (byte[] key : page.getKeys()) {
                 // Count tiles, not hashes: every field but the bookkeeping ones.
+                var bookkeeping = commands.hmget(key, META_FIELDS);
+                var fields = commands.hlen(key);
                 long meta =
-                        RedisConnection.await(commands.hmget(key, META_FIELDS)).stream()
+                        RedisConnection.await(bookkeeping).stream()
                                 .filter(KeyValue::hasValue)
                                 .count();
-                deleted += Math.max(0, RedisConnection.await(commands.hlen(key)) - meta);
+                deleted += Math.max(0, RedisConnection.await(fields) - meta);
                 RedisConnection.await(commands.unlink(key));
             }
             cursor = page;
