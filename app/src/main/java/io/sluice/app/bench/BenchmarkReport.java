@@ -43,6 +43,21 @@ public final class BenchmarkReport {
         return values.stream().map(v -> String.format(format, v)).toList().toString();
     }
 
+    /**
+     * A row of a "| measure | median | runs |" table: {@code label}, the median of {@code values}
+     * (bold when the label starts bold) and every run's figure, each in {@code format}.
+     */
+    public static String row(String label, String format, List<Double> values) {
+        String median = String.format(format, median(values));
+        return "| "
+                + label
+                + " | "
+                + (label.startsWith("**") ? "**" + median + "**" : median)
+                + " | "
+                + runs(values, format)
+                + " |";
+    }
+
     /** The median of some measurements. */
     public static double median(List<Double> values) {
         double[] v = values.stream().mapToDouble(Double::doubleValue).toArray();

@@ -144,16 +144,12 @@ public final class FeaturesBenchmark {
                 "",
                 "| measure | median | runs |",
                 "|---|---|---|",
-                String.format(
-                        "| pass-through rec/s | %,.0f | %s |",
-                        BenchmarkReport.median(base), BenchmarkReport.runs(base, "%,.0f")),
-                String.format(
-                        "| features job rec/s (parse, validate, de-duplicate, tiles, SQLite) |"
-                                + " %,.0f | %s |",
-                        BenchmarkReport.median(job), BenchmarkReport.runs(job, "%,.0f")),
-                String.format(
-                        "| **features job ÷ pass-through** | **%.2f** | %s |",
-                        BenchmarkReport.median(ratios), BenchmarkReport.runs(ratios, "%.2f")));
+                BenchmarkReport.row("pass-through rec/s", "%,.0f", base),
+                BenchmarkReport.row(
+                        "features job rec/s (parse, validate, de-duplicate, tiles, SQLite)",
+                        "%,.0f",
+                        job),
+                BenchmarkReport.row("**features job ÷ pass-through**", "%.2f", ratios));
     }
 
     private double featuresRate(
@@ -218,15 +214,10 @@ public final class FeaturesBenchmark {
                 "",
                 "| measure | median | runs |",
                 "|---|---|---|",
-                String.format(
-                        "| Redis CPU per tile, plain `HSET` (baseline) | %.2f µs | %s |",
-                        BenchmarkReport.median(plain), BenchmarkReport.runs(plain, "%.2f")),
-                String.format(
-                        "| Redis CPU per tile, the store's write | %.2f µs | %s |",
-                        BenchmarkReport.median(stored), BenchmarkReport.runs(stored, "%.2f")),
-                String.format(
-                        "| **store's write ÷ plain `HSET`** | **%.2f** | %s |",
-                        BenchmarkReport.median(ratios), BenchmarkReport.runs(ratios, "%.2f")));
+                BenchmarkReport.row(
+                        "Redis CPU per tile, plain `HSET` (baseline), µs", "%.2f", plain),
+                BenchmarkReport.row("Redis CPU per tile, the store's write, µs", "%.2f", stored),
+                BenchmarkReport.row("**store's write ÷ plain `HSET`**", "%.2f", ratios));
     }
 
     /** Online reads of 50 features over 1 and 100 entities, against one-tile reads. */

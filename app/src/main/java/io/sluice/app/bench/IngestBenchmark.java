@@ -140,30 +140,27 @@ public final class IngestBenchmark {
                     "",
                     "| measure | median | runs |",
                     "|---|---|---|",
-                    String.format(
-                            "| consume-only rec/s (same Kafka source, records discarded) | %,.0f |"
-                                    + " %s |",
-                            BenchmarkReport.median(baseline), fmt(baseline, "%,.0f")),
-                    String.format(
-                            "| ingest rec/s (parse, validate, de-duplicate, land exactly-once) |"
-                                    + " %,.0f | %s |",
-                            BenchmarkReport.median(ingest), fmt(ingest, "%,.0f")),
-                    String.format(
-                            "| **ingest ÷ consume-only** (goal ≥ 0.5) | **%.2f** | %s |",
-                            BenchmarkReport.median(ratios), fmt(ratios, "%.2f")),
+                    BenchmarkReport.row(
+                            "consume-only rec/s (same Kafka source, records discarded)",
+                            "%,.0f",
+                            baseline),
+                    BenchmarkReport.row(
+                            "ingest rec/s (parse, validate, de-duplicate, land exactly-once)",
+                            "%,.0f",
+                            ingest),
+                    BenchmarkReport.row("**ingest ÷ consume-only** (goal ≥ 0.5)", "%.2f", ratios),
                     single.isEmpty()
                             ? ""
                             : String.join(
                                     "\n",
-                                    String.format(
-                                            "| ingest rec/s at parallelism 1 (same topic) | %,.0f |"
-                                                    + " %s |",
-                                            BenchmarkReport.median(single), fmt(single, "%,.0f")),
-                                    String.format(
-                                            "| **ingest parallelism %d ÷ 1** | **%.2f** | %s |",
-                                            parallelism,
-                                            BenchmarkReport.median(scaling),
-                                            fmt(scaling, "%.2f"))),
+                                    BenchmarkReport.row(
+                                            "ingest rec/s at parallelism 1 (same topic)",
+                                            "%,.0f",
+                                            single),
+                                    BenchmarkReport.row(
+                                            "**ingest parallelism " + parallelism + " ÷ 1**",
+                                            "%.2f",
+                                            scaling)),
                     onS3,
                     "Measured "
                             + Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
@@ -311,10 +308,6 @@ public final class IngestBenchmark {
 
     static double seconds(long millis) {
         return millis / 1000.0;
-    }
-
-    private static String fmt(List<Double> values, String format) {
-        return BenchmarkReport.runs(values, format);
     }
 
     /** The consume-only deserializer: hands on the value bytes and nothing else. */
