@@ -37,10 +37,11 @@ import java.util.function.BiConsumer;
  *   <li>the hash itself expires with its latest tile ({@code PEXPIREAT}, tracked in field {@code
  *       ~x}), so an entity that goes quiet leaves nothing behind;
  *   <li>a write also sweeps some fields of the hash ({@code HSCAN} from a cursor kept in field
- *       {@code ~c}) and deletes expired ones, at most once every {@link #SWEEP_EVERY_MILLIS} per
- *       hash (the next time in field {@code ~s}), so an active entity's hash keeps few expired
- *       fields: its fine tiles expire one per tile length at most, and sweeps of 64 fields every 10
- *       s pass over a day of 1-minute tiles (about 1,700 fields) in under five minutes.
+ *       {@code ~c}) and deletes expired ones, at most once every {@link
+ *       TileWriteScript#SWEEP_EVERY_MILLIS} per hash (the next time in field {@code ~s}), so an
+ *       active entity's hash keeps few expired fields: its fine tiles expire one per tile length at
+ *       most, and sweeps of 64 fields every 10 s pass over a day of 1-minute tiles (about 1,700
+ *       fields) in under five minutes.
  * </ul>
  *
  * <p><b>Writes</b> are one Lua call per (view, entity) of a batch, pipelined, each tile a
@@ -62,74 +63,12 @@ import java.util.function.BiConsumer;
 public final class RedisOnlineStore implements OnlineStore {
 
     /**
-     * KEYS[1] the hash; ARGV[1] now; ARGV[2] the next sweep's time if this write sweeps; then per
-     * tile: field, version, expireAt, payload.
-     */
-    static final String WRITE =
-            """
-            redis.replicate_commands()
-            local key = KEYS[1]
-            local now = tonumber(ARGV[1])
-            local applied = 0
-            local latest = ARGV[5]
-            for i = 3, #ARGV, 4 do
-              local old = redis.call('HGET', key, ARGV[i])
-              local newer = true
-              if old then
-                local a = string.find(old, ',', 1, true)
-                local b = string.find(old, ',', a + 1, true)
-                newer = tonumber(string.sub(old, a + 1, b - 1)) <= tonumber(ARGV[i + 1])
-              end
-              if newer then
-                redis.call('HSET', key, ARGV[i], ARGV[i + 2] .. ',' .. ARGV[i + 1] .. ',' .. ARGV[i + 3])
-                applied = applied + 1
-              end
-              if tonumber(ARGV[i + 2]) > tonumber(latest) then latest = ARGV[i + 2] end
-            end
-            local due = redis.call('HGET', key, '~s')
-            if not due or tonumber(due) <= now then
-              local page = redis.call('HSCAN', key, redis.call('HGET', key, '~c') or '0', 'COUNT', 64)
-              local items = page[2]
-              for j = 1, #items, 2 do
-                local f = items[j]
-                if string.sub(f, 1, 1) ~= '~' then
-                  local v = items[j + 1]
-                  if tonumber(string.sub(v, 1, string.find(v, ',', 1, true) - 1)) <= now then
-                    redis.call('HDEL', key, f)
-                  end
-                end
-              end
-              redis.call('HSET', key, '~c', page[1], '~s', ARGV[2])
-            end
-            local expiry = redis.call('HGET', key, '~x')
-            if not expiry or tonumber(latest) > tonumber(expiry) then
-              redis.call('HSET', key, '~x', latest)
-              redis.call('PEXPIREAT', key, latest)
-            end
-            return applied
-            """;
-
-    /**
-     * The least time between two sweeps of one entity's hash. Sweeping on every write took a
-     * quarter (young hashes) to two fifths of Redis's CPU per tile written (docs/performance.md,
-     * "Where the online writes go, and sweeping less often"), while a hash gains at most one
-     * expired fine tile per tile length (a minute in the reference views): 64 fields every 10 s
-     * keep up with that many times over.
-     */
-    static final long SWEEP_EVERY_MILLIS = 10_000;
-
-    /**
      * Fields that are not tiles: the hash's expiry, the sweep's cursor and the sweep's next time
      * (which hashes written before sweeps were spaced lack).
      */
     private static final byte[][] META_FIELDS = {ascii("~x"), ascii("~c"), ascii("~s")};
 
-    /** The latest expiry Redis takes (year 9999); a later one means "never" and is clamped. */
-    private static final long MAX_EXPIRY = 253_402_300_799_999L;
-
-    private final String writeSha;
-
-    private final long sweepEveryMillis;
+    private final TileWriteScript script;
 
     private final RedisConnection redis;
 
@@ -139,26 +78,13 @@ public final class RedisOnlineStore implements OnlineStore {
      * started before Redis is up answers "not answering" until it is, instead of failing to start.
      */
     public RedisOnlineStore(URI uri) {
-        this(uri, SWEEP_EVERY_MILLIS);
+        this(uri, TileWriteScript.SWEEP_EVERY_MILLIS);
     }
 
     /** A store whose writes sweep each hash at most once every {@code sweepEveryMillis}. */
     RedisOnlineStore(URI uri, long sweepEveryMillis) {
         redis = new RedisConnection(uri);
-        writeSha = sha1(WRITE);
-        this.sweepEveryMillis = sweepEveryMillis;
-    }
-
-    /** The name Redis knows a script by: the hex SHA-1 of its text. */
-    static String sha1(String script) {
-        try {
-            return java.util.HexFormat.of()
-                    .formatHex(
-                            java.security.MessageDigest.getInstance("SHA-1")
-                                    .digest(script.getBytes(StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-1", e);
-        }
+        script = new TileWriteScript(sweepEveryMillis);
     }
 
     @Override
@@ -174,25 +100,10 @@ public final class RedisOnlineStore implements OnlineStore {
         }
         List<byte[]> keys = new ArrayList<>(byHash.size());
         List<byte[][]> args = new ArrayList<>(byHash.size());
-        long millis = System.currentTimeMillis();
-        byte[] now = ascii(millis);
-        byte[] nextSweep = ascii(millis + sweepEveryMillis);
+        long now = System.currentTimeMillis();
         for (Map.Entry<List<String>, List<TileWrite>> e : byHash.entrySet()) {
             keys.add(TileHash.key(e.getKey().get(0), e.getKey().get(1)));
-            List<TileWrite> tiles = e.getValue();
-            byte[][] a = new byte[2 + 4 * tiles.size()][];
-            a[0] = now;
-            a[1] = nextSweep;
-            for (int i = 0; i < tiles.size(); i++) {
-                TileWrite w = tiles.get(i);
-                a[2 + 4 * i] =
-                        TileHash.field(w.key().level(), w.key().start())
-                                .getBytes(StandardCharsets.US_ASCII);
-                a[3 + 4 * i] = ascii(w.version());
-                a[4 + 4 * i] = ascii(Math.min(w.expireAt(), MAX_EXPIRY));
-                a[5 + 4 * i] = w.payload();
-            }
-            args.add(a);
+            args.add(script.args(e.getValue(), now));
         }
         List<Long> answers;
         try {
@@ -296,8 +207,10 @@ public final class RedisOnlineStore implements OnlineStore {
                 (commands, i) -> {
                     byte[][] k = {keys.get(i)};
                     return whole
-                            ? commands.eval(WRITE, ScriptOutputType.INTEGER, k, args.get(i))
-                            : commands.evalsha(writeSha, ScriptOutputType.INTEGER, k, args.get(i));
+                            ? commands.eval(
+                                    TileWriteScript.TEXT, ScriptOutputType.INTEGER, k, args.get(i))
+                            : commands.evalsha(
+                                    TileWriteScript.SHA, ScriptOutputType.INTEGER, k, args.get(i));
                 });
     }
 
