@@ -11,6 +11,7 @@ import io.sluice.features.testing.OnlineCheck;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.lake.LakeFileSystem;
 import io.sluice.lake.LandingScan;
+import io.sluice.redis.LocalRedis;
 import io.sluice.s3.LocalS3;
 import io.sluice.schemas.Schemas;
 import io.sluice.testing.Await;
@@ -39,7 +40,10 @@ import org.junit.jupiter.api.io.TempDir;
  * after a checkpoint completed (before or while its files are committed). Each is restarted the way
  * a user restarts it, with the same command. After a last restart every valid id is in the landing
  * zone exactly once, every complete hour has its manifest and compacts, nothing killed runs left in
- * progress remains, and the online values equal the definition.
+ * progress remains, and the online values equal the definition. The features job writes a real
+ * Redis server there, as deployed (the standalone cluster's failover test, {@link ClusterITCase},
+ * writes the embedded SQLite store), so a write batch cut off by the kill and replayed from the
+ * checkpoint goes through the Redis store's compare-and-set.
  */
 class ProcessKillITCase {
 
@@ -69,6 +73,13 @@ class ProcessKillITCase {
         ReferenceConfig.writeInto(dir, KAFKA.bootstrap());
         checkpointRoot = dir.resolve("_flink");
         Path yaml = StreamingRuns.fasten(dir.resolve("sluice.yaml"));
+        try (LocalRedis redis = new LocalRedis()) {
+            onRedis(yaml, redis);
+            killBothJobsThreeTimes(yaml);
+        }
+    }
+
+    private void killBothJobsThreeTimes(Path yaml) throws Exception {
         SluiceConfig config = SluiceConfig.load(yaml);
         // 36 s of records at 250 a second: about as long as the kills below take on two busy
         // cores, so they fall while records arrive, and no longer (the jobs are down after them).
@@ -158,6 +169,15 @@ class ProcessKillITCase {
                 table -> server.objectFile(Demo.PREFIX + "/raw/" + table),
                 openHour,
                 ", compacted on S3");
+    }
+
+    /** Points {@code yaml}'s online store at {@code redis}. */
+    private static void onRedis(Path yaml, LocalRedis redis) throws IOException {
+        String sqlite = "  store: sqlite            # path defaults to <storage.root>/online.db\n";
+        String text = Files.readString(yaml);
+        assertThat(text).as("the reference config's online store").contains(sqlite);
+        Files.writeString(
+                yaml, text.replace(sqlite, "  store: redis\n  uri: " + redis.uri() + "\n"));
     }
 
     /**
