@@ -53,7 +53,13 @@ public final class SqliteOnlineStore implements OnlineStore {
             connection = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
             try (Statement st = connection.createStatement()) {
                 st.execute("PRAGMA journal_mode = WAL");
-                st.execute("PRAGMA synchronous = NORMAL");
+                // Every commit is on disk before it returns (in WAL mode, FULL syncs the log at
+                // each
+                // commit; NORMAL only at the log's checkpoints). The features job's sink flushes
+                // before a Flink checkpoint completes and counts those tiles as written: a commit
+                // that a power loss or an OS crash could undo would leave tiles that nothing
+                // writes again. The sink commits a batch at most every flush interval (100 ms).
+                st.execute("PRAGMA synchronous = FULL");
                 st.execute("PRAGMA busy_timeout = 10000");
                 // A page cache of 64 MiB (native memory, taken as pages are read) instead of
                 // SQLite's 2 MiB: upserts touch leaf pages all over the key range, which the
@@ -237,6 +243,18 @@ public final class SqliteOnlineStore implements OnlineStore {
                         marks.setString(1, view);
                         marks.executeUpdate();
                         return (long) n;
+                    }
+                });
+    }
+
+    /** The value of {@code PRAGMA name} on the store's connection, for its tests. */
+    String pragma(String name) throws IOException {
+        return transaction(
+                "PRAGMA " + name + " failed: ",
+                c -> {
+                    try (Statement st = c.createStatement();
+                            ResultSet rs = st.executeQuery("PRAGMA " + name)) {
+                        return rs.next() ? rs.getString(1) : null;
                     }
                 });
     }
