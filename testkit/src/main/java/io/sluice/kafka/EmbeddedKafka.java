@@ -61,6 +61,10 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final String BROKER_LISTENER = "PLAINTEXT";
     private static final String CONTROLLER_LISTENER = "CONTROLLER";
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
+
+    /** A group no client uses, whose offsets are looked up to wait for the group coordinator. */
+    private static final String COORDINATOR_PROBE_GROUP = "sluice-embedded-kafka-probe";
+
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
 
     private final Path logDir;
@@ -165,6 +169,13 @@ public final class EmbeddedKafka implements AutoCloseable {
                                     AdminClientConfig.CLIENT_ID_CONFIG,
                                     "sluice-embedded-kafka-admin"));
             admin.describeCluster().nodes().get(STARTUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            // The group coordinator's topic is created on the first request that looks for it,
+            // and a consumer's offset commit before the coordinator has loaded fails with a
+            // retriable error, which Flink's Kafka source logs as a warning with a stack trace at
+            // the first checkpoint. Looking up a group's offsets waits until it has loaded.
+            admin.listConsumerGroupOffsets(COORDINATOR_PROBE_GROUP)
+                    .partitionsToOffsetAndMetadata()
+                    .get(STARTUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             LOG.info(
                     "Embedded Kafka started at {} in {} ms (log dir {})",
                     bootstrapServers,

@@ -10,16 +10,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -51,6 +55,43 @@ class EmbeddedKafkaTest {
 
             assertThat(consumeAll(kafka, "events", expected.size()))
                     .containsExactlyInAnyOrderElementsOf(expected);
+        }
+    }
+
+    /**
+     * Flink's Kafka source commits its offsets with {@code commitAsync} at each checkpoint and logs
+     * a failed commit as a warning with a stack trace: a new broker's first commit must not find
+     * the group coordinator still loading.
+     */
+    @Test
+    void aNewBrokersFirstAsynchronousOffsetCommitSucceeds() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            kafka.createTopics(1, "events");
+            try (KafkaConsumer<String, String> consumer =
+                    new KafkaConsumer<>(
+                            Map.of(
+                                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                    kafka.bootstrapServers(),
+                                    ConsumerConfig.GROUP_ID_CONFIG,
+                                    "first-commit",
+                                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                                    "false"),
+                            new StringDeserializer(),
+                            new StringDeserializer())) {
+                TopicPartition partition = new TopicPartition("events", 0);
+                consumer.assign(List.of(partition));
+                CompletableFuture<Optional<Exception>> committed = new CompletableFuture<>();
+                consumer.commitAsync(
+                        Map.of(partition, new OffsetAndMetadata(0)),
+                        (offsets, failure) -> committed.complete(Optional.ofNullable(failure)));
+                // The callback runs inside poll.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!committed.isDone() && System.nanoTime() < deadline) {
+                    consumer.poll(Duration.ofMillis(50));
+                }
+                assertThat(committed).isDone();
+                assertThat(committed.get()).isEmpty();
+            }
         }
     }
 
