@@ -171,6 +171,29 @@ final class FeaturesCommand extends StreamingJobCommand {
         FeaturesJob.define(env, config, bounded, rebuild);
     }
 
+    /**
+     * Warns when the online store could lose writes it acknowledged: the job counts a tile written
+     * once the store takes it, and nothing writes it again unless it changes.
+     */
+    @Override
+    void beforeExecute(SluiceConfig config) {
+        try (OnlineStore store = OnlineStores.open(config.online())) {
+            for (String risk : store.durabilityRisks()) {
+                warn(
+                        risk
+                                + ". The features job counts a tile as written once the store"
+                                + " acknowledges it: after such a loss, rebuild the store with"
+                                + " --rebuild (README, \"Restarts, state and faults\")");
+            }
+        } catch (IOException e) {
+            warn(
+                    "could not read how the online store persists its writes ("
+                            + e.getMessage()
+                            + "); for exact online values it must keep every write it"
+                            + " acknowledges (Redis: appendonly yes, appendfsync always)");
+        }
+    }
+
     @Override
     Optional<String> existingOutput(SluiceConfig config) throws IOException {
         List<String> views = new ArrayList<>();

@@ -136,6 +136,7 @@ abstract class StreamingJobCommand implements Callable<Integer> {
         if (restoring.isPresent()) {
             RestoreCheck.check(env, restoring.get(), allowNonRestoredState, this::warn);
         }
+        beforeExecute(cfg);
         JobExecutionResult result = env.execute("sluice-" + job());
         // Submitted through a cluster's REST API (FlinkEntry), the job runs detached and execute()
         // returns at once; the client that submitted it waits for the end and runs this step.
@@ -144,6 +145,9 @@ abstract class StreamingJobCommand implements Callable<Integer> {
         }
         return 0;
     }
+
+    /** What the command checks just before it runs the job here; nothing by default. */
+    void beforeExecute(SluiceConfig config) {}
 
     /** What a bounded run does once its job has ended; nothing by default. */
     void afterBoundedRun(SluiceConfig config) throws IOException {}

@@ -113,6 +113,10 @@ class ProcessKillITCase {
                 .hasSizeLessThanOrEqualTo(2);
         assertThat(Main.run("compact", "--config", yaml.toString(), "--strict")).isZero();
         assertThat(OnlineCheck.exact(config, all)).isGreaterThan(1_000);
+        assertThat(dir.resolve("features-" + starts.get("features") + ".log"))
+                .as("the features job's warning about a Redis that keeps no append-only file")
+                .content()
+                .contains("sluice features: WARNING: Redis at 127.0.0.1:", "(appendonly no)");
     }
 
     /**

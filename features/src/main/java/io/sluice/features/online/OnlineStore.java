@@ -176,6 +176,15 @@ public interface OnlineStore extends AutoCloseable {
      */
     long clear(String view) throws IOException;
 
+    /**
+     * What could undo writes this store has acknowledged, one sentence each, for a warning when the
+     * features job starts: the job counts a tile as written once {@link #write} returns, and writes
+     * it again only when it changes. Empty when only the loss of the disk could.
+     */
+    default List<String> durabilityRisks() throws IOException {
+        return List.of();
+    }
+
     @Override
     void close() throws IOException;
 }

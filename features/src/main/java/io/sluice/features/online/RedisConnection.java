@@ -11,6 +11,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -18,7 +19,9 @@ import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -215,6 +218,35 @@ final class RedisConnection implements AutoCloseable {
             }
         }
         return futures;
+    }
+
+    /**
+     * {@code CONFIG GET pattern} on the server, or on each upstream node of a cluster: each node's
+     * {@code host:port} with its answer. One pattern: Redis before 7.0 takes no more.
+     */
+    Map<String, Map<String, String>> config(String pattern) throws IOException {
+        Connected c = connected();
+        Map<String, RedisFuture<Map<String, String>>> futures = new LinkedHashMap<>();
+        try {
+            if (c.connection() instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+                for (RedisClusterNode node : cluster.getPartitions()) {
+                    if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                        futures.put(
+                                node.getUri().getHost() + ":" + node.getUri().getPort(),
+                                cluster.getConnection(node.getNodeId()).async().configGet(pattern));
+                    }
+                }
+            } else {
+                futures.put(uri.getHost() + ":" + uri.getPort(), c.commands().configGet(pattern));
+            }
+        } catch (RuntimeException e) {
+            throw failed(e);
+        }
+        Map<String, Map<String, String>> answers = new LinkedHashMap<>();
+        for (Map.Entry<String, RedisFuture<Map<String, String>>> f : futures.entrySet()) {
+            answers.put(f.getKey(), await(f.getValue()));
+        }
+        return answers;
     }
 
     interface Command<T> {

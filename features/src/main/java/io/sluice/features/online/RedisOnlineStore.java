@@ -249,6 +249,37 @@ public final class RedisOnlineStore implements OnlineStore {
         return WrittenThrough.of(marks);
     }
 
+    /**
+     * The servers (each upstream node of a cluster) that do not sync every write to an append-only
+     * file before answering it ({@code appendonly yes}, {@code appendfsync always}).
+     */
+    @Override
+    public List<String> durabilityRisks() throws IOException {
+        List<String> risks = new ArrayList<>();
+        for (Map.Entry<String, Map<String, String>> node : redis.config("append*").entrySet()) {
+            String appendOnly = node.getValue().get("appendonly");
+            String sync = node.getValue().get("appendfsync");
+            if (!"yes".equals(appendOnly)) {
+                risks.add(
+                        "Redis at "
+                                + node.getKey()
+                                + " keeps no append-only file (appendonly "
+                                + appendOnly
+                                + "): a restart of it loses every tile written since its last"
+                                + " snapshot");
+            } else if (!"always".equals(sync)) {
+                risks.add(
+                        "Redis at "
+                                + node.getKey()
+                                + " syncs its append-only file "
+                                + sync
+                                + " (appendfsync), not at every write: a crash of it can lose"
+                                + " the last tiles it acknowledged");
+            }
+        }
+        return risks;
+    }
+
     @Override
     public boolean hasTiles(String view) throws IOException {
         RedisClusterAsyncCommands<byte[], byte[]> commands = redis.commands();

@@ -42,6 +42,24 @@ class RedisClusterOnlineStoreTest extends OnlineStoreContract {
         return new RedisOnlineStore(cluster.uri());
     }
 
+    /** Every master is asked: here none keeps an append-only file. */
+    @Test
+    void namesEachMasterThatCouldLoseAcknowledgedWrites() throws Exception {
+        try (OnlineStore store = open()) {
+            List<String> risks = store.durabilityRisks();
+            assertThat(risks).hasSize(cluster.uris().size());
+            for (URI node : cluster.uris()) {
+                assertThat(risks)
+                        .anySatisfy(
+                                r ->
+                                        assertThat(r)
+                                                .contains(
+                                                        "127.0.0.1:" + node.getPort(),
+                                                        "appendonly no"));
+            }
+        }
+    }
+
     @Test
     void spreadsEntitiesOverTheNodesAndKeepsEachOnOne() throws Exception {
         ViewDef view = view();

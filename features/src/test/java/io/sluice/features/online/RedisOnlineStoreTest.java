@@ -3,15 +3,19 @@ package io.sluice.features.online;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.Tile;
 import io.sluice.features.agg.TileCodec;
 import io.sluice.redis.LocalRedis;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The contract on a real Redis server; and what an outage looks like to a writer. */
 class RedisOnlineStoreTest extends OnlineStoreContract {
@@ -31,6 +35,32 @@ class RedisOnlineStoreTest extends OnlineStoreContract {
     @Override
     OnlineStore open() {
         return new RedisOnlineStore(redis.uri());
+    }
+
+    /**
+     * The features job warns at start about a Redis that could lose tiles it acknowledged: one
+     * without an append-only file, or one that syncs it less often than at every write.
+     */
+    @Test
+    void namesWhatCouldUndoAcknowledgedWrites(@TempDir Path dir) throws Exception {
+        try (RedisOnlineStore store = new RedisOnlineStore(redis.uri())) {
+            assertThat(store.durabilityRisks())
+                    .singleElement()
+                    .asString()
+                    .contains("127.0.0.1:" + redis.uri().getPort(), "appendonly no");
+        }
+        try (LocalRedis durable = new LocalRedis(dir);
+                RedisOnlineStore store = new RedisOnlineStore(durable.uri())) {
+            assertThat(store.durabilityRisks()).isEmpty();
+            try (RedisClient client = RedisClient.create(durable.uri().toString());
+                    StatefulRedisConnection<String, String> admin = client.connect()) {
+                admin.sync().configSet("appendfsync", "everysec");
+            }
+            assertThat(store.durabilityRisks())
+                    .singleElement()
+                    .asString()
+                    .contains("everysec (appendfsync)");
+        }
     }
 
     @Test
