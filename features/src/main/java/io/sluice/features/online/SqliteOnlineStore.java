@@ -53,11 +53,10 @@ public final class SqliteOnlineStore implements OnlineStore {
             connection = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
             try (Statement st = connection.createStatement()) {
                 st.execute("PRAGMA journal_mode = WAL");
-                // Every commit is on disk before it returns (in WAL mode, FULL syncs the log at
-                // each
-                // commit; NORMAL only at the log's checkpoints). The features job's sink flushes
-                // before a Flink checkpoint completes and counts those tiles as written: a commit
-                // that a power loss or an OS crash could undo would leave tiles that nothing
+                // Every commit is on disk before it returns: in WAL mode, FULL syncs the log at
+                // each commit, NORMAL only at the log's checkpoints. The features job's sink
+                // flushes before a Flink checkpoint completes and counts those tiles as written;
+                // a commit that a power loss or an OS crash undid would leave tiles that nothing
                 // writes again. The sink commits a batch at most every flush interval (100 ms).
                 st.execute("PRAGMA synchronous = FULL");
                 st.execute("PRAGMA busy_timeout = 10000");
