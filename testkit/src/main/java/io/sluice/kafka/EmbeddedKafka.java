@@ -1,21 +1,14 @@
 package io.sluice.kafka;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -30,14 +23,11 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
 import org.apache.kafka.metadata.properties.MetaPropertiesEnsemble;
-import org.apache.kafka.metadata.storage.Formatter;
-import org.apache.kafka.server.ServerSocketFactory;
 import org.apache.kafka.server.fault.LoggingFaultHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,10 +46,6 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafka.class);
 
-    private static final String HOST = "127.0.0.1";
-    private static final int NODE_ID = 1;
-    private static final String BROKER_LISTENER = "PLAINTEXT";
-    private static final String CONTROLLER_LISTENER = "CONTROLLER";
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
 
     /** A group no client uses, whose offsets are looked up to wait for the group coordinator. */
@@ -133,10 +119,13 @@ public final class EmbeddedKafka implements AutoCloseable {
         long startNanos = System.nanoTime();
         try {
             Files.createDirectories(logDir);
-            int brokerPort = sockets.bind(BROKER_LISTENER, port);
-            int controllerPort = sockets.bind(CONTROLLER_LISTENER, 0);
-            KafkaConfig config = new KafkaConfig(config(logDir, brokerPort, controllerPort), false);
-            formatIfNeeded(logDir);
+            int brokerPort = sockets.bind(KraftNode.BROKER_LISTENER, port);
+            int controllerPort = sockets.bind(KraftNode.CONTROLLER_LISTENER, 0);
+            KafkaConfig config =
+                    new KafkaConfig(
+                            KraftNode.config(logDir, brokerPort, controllerPort, STARTUP_TIMEOUT),
+                            false);
+            KraftNode.formatIfNeeded(logDir);
 
             Tuple2<MetaPropertiesEnsemble, BootstrapMetadata> dirs =
                     KafkaRaftServer.initializeLogDirs(config, LOG, "");
@@ -148,7 +137,9 @@ public final class EmbeddedKafka implements AutoCloseable {
                             Time.SYSTEM,
                             Server.initializeMetrics(config, Time.SYSTEM, clusterId),
                             CompletableFuture.completedFuture(
-                                    Map.of(NODE_ID, new InetSocketAddress(HOST, controllerPort))),
+                                    Map.of(
+                                            KraftNode.NODE_ID,
+                                            new InetSocketAddress(KraftNode.HOST, controllerPort))),
                             List.of(),
                             // The standard factory halts the JVM on fatal faults, which would
                             // take the host application or test runner down with the broker.
@@ -160,7 +151,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             controller.startup();
             broker.startup();
 
-            String bootstrapServers = HOST + ":" + brokerPort;
+            String bootstrapServers = KraftNode.HOST + ":" + brokerPort;
             admin =
                     Admin.create(
                             Map.of(
@@ -201,82 +192,6 @@ public final class EmbeddedKafka implements AutoCloseable {
                             + e.getMessage(),
                     e);
         }
-    }
-
-    private static Map<String, String> config(Path logDir, int brokerPort, int controllerPort) {
-        Map<String, String> props = new HashMap<>();
-        props.put("process.roles", "broker,controller");
-        props.put("node.id", String.valueOf(NODE_ID));
-        props.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + controllerPort);
-        props.put(
-                "listeners",
-                BROKER_LISTENER
-                        + "://"
-                        + HOST
-                        + ":"
-                        + brokerPort
-                        + ","
-                        + CONTROLLER_LISTENER
-                        + "://"
-                        + HOST
-                        + ":"
-                        + controllerPort);
-        props.put(
-                "listener.security.protocol.map",
-                BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
-        props.put("controller.listener.names", CONTROLLER_LISTENER);
-        props.put("inter.broker.listener.name", BROKER_LISTENER);
-        props.put("log.dirs", logDir.toAbsolutePath().toString());
-        props.put("server.max.startup.time.ms", String.valueOf(STARTUP_TIMEOUT.toMillis()));
-
-        // Internal topics default to replication factor 3 and 50 partitions; one node can only
-        // host factor 1, and a single partition keeps their creation fast.
-        props.put("offsets.topic.replication.factor", "1");
-        props.put("offsets.topic.num.partitions", "1");
-        props.put("transaction.state.log.replication.factor", "1");
-        props.put("transaction.state.log.min.isr", "1");
-        props.put("transaction.state.log.num.partitions", "1");
-        props.put("share.coordinator.state.topic.replication.factor", "1");
-        props.put("share.coordinator.state.topic.min.isr", "1");
-        props.put("share.coordinator.state.topic.num.partitions", "1");
-        props.put("default.replication.factor", "1");
-        props.put("min.insync.replicas", "1");
-        props.put("num.partitions", "1");
-        // Flink's exactly-once KafkaSink uses a 1 h transaction timeout by default; the broker
-        // default (15 min) would reject its producers.
-        props.put("transaction.max.timeout.ms", String.valueOf(Duration.ofHours(1).toMillis()));
-        props.put("group.initial.rebalance.delay.ms", "0");
-        // A broker restarted after a crash (`sluice kafka` SIGKILLed) re-registers only once its
-        // controller has let the old session expire: Kafka's 9 s default, 3 s here. The broker and
-        // its controller share one JVM, so a heartbeat is never delayed by the network.
-        props.put("broker.session.timeout.ms", "3000");
-        props.put("broker.heartbeat.interval.ms", "750");
-        props.put("auto.create.topics.enable", "false");
-
-        // Keep footprint small since several brokers may share one test JVM. The cleaner's
-        // dedupe buffer alone would otherwise take 128 MiB of heap.
-        props.put("log.segment.bytes", String.valueOf(16 << 20));
-        props.put("log.cleaner.dedupe.buffer.size", String.valueOf(2 << 20));
-        props.put("num.network.threads", "2");
-        props.put("num.io.threads", "2");
-        props.put("background.threads", "2");
-        props.put("num.recovery.threads.per.data.dir", "1");
-        return props;
-    }
-
-    private static void formatIfNeeded(Path logDir) throws Exception {
-        if (Files.exists(logDir.resolve("meta.properties"))) {
-            return;
-        }
-        new Formatter()
-                .setNodeId(NODE_ID)
-                .setClusterId(Uuid.randomUuid().toString())
-                .addDirectory(logDir.toAbsolutePath().toString())
-                .setMetadataLogDirectory(logDir.toAbsolutePath().toString())
-                .setControllerListenerName(CONTROLLER_LISTENER)
-                // The formatter narrates to stdout; nobody reads that in-process.
-                .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
-                .run();
     }
 
     /** The {@code bootstrap.servers} value for clients, e.g. {@code 127.0.0.1:40123}. */
@@ -362,46 +277,6 @@ public final class EmbeddedKafka implements AutoCloseable {
             Utils.delete(dir.toFile());
         } catch (IOException e) {
             LOG.warn("Could not delete Kafka log directory {}", dir, e);
-        }
-    }
-
-    /**
-     * Hands Kafka server sockets that were bound to port 0 up front. The ports must be known before
-     * startup (they go into the quorum configuration), and binding early avoids the race of probing
-     * for a free port and hoping nobody takes it before Kafka binds it.
-     */
-    private static final class PreboundSockets implements ServerSocketFactory {
-        private final Map<String, ServerSocketChannel> channels = new ConcurrentHashMap<>();
-
-        int bind(String listener, int port) throws IOException {
-            ServerSocketChannel channel = ServerSocketChannel.open();
-            channels.put(listener, channel);
-            // Kafka's acceptor multiplexes the channel with a selector.
-            channel.configureBlocking(false);
-            // A fixed port must be usable again right after a previous broker on it was killed.
-            channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            try {
-                channel.bind(new InetSocketAddress(HOST, port));
-            } catch (BindException e) {
-                throw new BindException(
-                        "port " + port + " of " + HOST + " is in use (" + e.getMessage() + ")");
-            }
-            return channel.socket().getLocalPort();
-        }
-
-        @Override
-        public ServerSocketChannel openServerSocket(
-                String listener, InetSocketAddress address, int backlog, int recvBufferSize)
-                throws IOException {
-            ServerSocketChannel channel = channels.remove(listener);
-            return channel != null
-                    ? channel
-                    : INSTANCE.openServerSocket(listener, address, backlog, recvBufferSize);
-        }
-
-        void closeUnused() {
-            channels.values().forEach(c -> Utils.closeQuietly(c, "server socket"));
-            channels.clear();
         }
     }
 }

@@ -151,30 +151,24 @@ public final class CompactionBenchmark {
                 "",
                 "| measure | median | runs |",
                 "|---|---|---|",
-                String.format(
-                        "| plain rewrite rows/s | %,.0f | %s |",
-                        BenchmarkReport.median(plainRates),
-                        BenchmarkReport.runs(plainRates, "%,.0f")),
-                String.format(
-                        "| compaction rows/s, bucket files written on 1 thread | %,.0f | %s |",
-                        BenchmarkReport.median(oneRates), BenchmarkReport.runs(oneRates, "%,.0f")),
-                String.format(
-                        "| compaction rows/s, bucket files written on %d threads (what the"
-                                + " compact job does when one subtask has the machine) | %,.0f |"
-                                + " %s |",
-                        cores,
-                        BenchmarkReport.median(allRates),
-                        BenchmarkReport.runs(allRates, "%,.0f")),
-                String.format(
-                        "| **compaction (1 thread) ÷ plain rewrite** (goal ≥ 0.7) | **%.2f** |"
-                                + " %s |",
-                        BenchmarkReport.median(oneRatios), BenchmarkReport.runs(oneRatios, "%.2f")),
-                String.format(
-                        "| **compaction (%d threads) ÷ plain rewrite** (goal ≥ 0.7) | **%.2f** |"
-                                + " %s |",
-                        cores,
-                        BenchmarkReport.median(allRatios),
-                        BenchmarkReport.runs(allRatios, "%.2f")),
+                BenchmarkReport.row("plain rewrite rows/s", "%,.0f", plainRates),
+                BenchmarkReport.row(
+                        "compaction rows/s, bucket files written on 1 thread", "%,.0f", oneRates),
+                BenchmarkReport.row(
+                        "compaction rows/s, bucket files written on "
+                                + cores
+                                + " threads (what the compact job does when one subtask has the"
+                                + " machine)",
+                        "%,.0f",
+                        allRates),
+                BenchmarkReport.row(
+                        "**compaction (1 thread) ÷ plain rewrite** (goal ≥ 0.7)",
+                        "%.2f",
+                        oneRatios),
+                BenchmarkReport.row(
+                        "**compaction (" + cores + " threads) ÷ plain rewrite** (goal ≥ 0.7)",
+                        "%.2f",
+                        allRatios),
                 onS3,
                 String.format(
                         "Output: warehouse %,d bytes in %d files, plain copy %,d bytes in one"
