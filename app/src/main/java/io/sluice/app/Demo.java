@@ -9,10 +9,7 @@ import io.sluice.config.TableConfig;
 import io.sluice.event.DeadLetterSerializer;
 import io.sluice.features.job.FeaturesJob;
 import io.sluice.features.offline.ConsistencyCheck;
-import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.SqliteOnlineStore;
-import io.sluice.features.training.TrainingSetBuilder;
-import io.sluice.features.training.TrainingSetRequest;
 import io.sluice.features.training.TrainingSetResult;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
@@ -31,15 +28,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.flink.core.execution.JobClient;
@@ -71,9 +65,6 @@ final class Demo {
                     "training_sets",
                     "spine.csv",
                     "training_set.parquet");
-
-    /** Rows of the example spine the demo builds a training set for. */
-    private static final int SPINE_ROWS = 1_000;
 
     private static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
     private static final int TOPIC_PARTITIONS = 2;
@@ -160,7 +151,7 @@ final class Demo {
                                             config,
                                             generated,
                                             validEntities.size(),
-                                            SPINE_ROWS,
+                                            DemoTrainingSet.SPINE_ROWS,
                                             summary,
                                             out));
         }
@@ -308,68 +299,15 @@ final class Demo {
         return null;
     }
 
-    /**
-     * Writes an example spine, {@code DIR/spine.csv} (random entities at random times from when the
-     * events began to the end of what the warehouse holds whole, with a made-up label), and builds
-     * its training set of every feature. A later time would be refused: the warehouse does not have
-     * its events yet.
-     */
+    /** Builds the training set of an example spine ({@link DemoTrainingSet}). */
     private Void trainingSet(SluiceConfig config) throws IOException {
-        List<String> entities = validEntities.stream().sorted().toList();
-        Instant from = Instant.parse((String) summary.get("event_time_start"));
-        TrainingSetBuilder builder = new TrainingSetBuilder(config);
-        long until = System.currentTimeMillis();
-        List<String> uncovered = new ArrayList<>();
-        for (FeatureViewConfig view : config.featureViews()) {
-            Optional<Instant> covered =
-                    builder.coveredUntil(config.table(view.source()).orElseThrow());
-            if (covered.isPresent()) {
-                until = Math.min(until, covered.get().toEpochMilli());
-            } else {
-                uncovered.add(view.source()); // so few events that none landed in it
-            }
-        }
-        long span = Math.max(1, until - from.toEpochMilli());
-        SplittableRandom random = new SplittableRandom(seed);
-        StringBuilder csv = new StringBuilder("user_id,event_timestamp,label\n");
-        for (int i = 0; i < SPINE_ROWS && !entities.isEmpty(); i++) {
-            csv.append(entities.get(random.nextInt(entities.size())))
-                    .append(',')
-                    .append(Instant.ofEpochMilli(from.toEpochMilli() + random.nextLong(span)))
-                    .append(',')
-                    .append(random.nextInt(2))
-                    .append('\n');
-        }
-        Path spine = dir.resolve("spine.csv");
-        Files.writeString(spine, csv);
-        List<FeatureReader.FeatureRef> features = new ArrayList<>();
-        config.featureViews()
-                .forEach(
-                        v ->
-                                v.features()
-                                        .forEach(
-                                                f ->
-                                                        features.add(
-                                                                new FeatureReader.FeatureRef(
-                                                                        v.name(), f.name()))));
-        TrainingSetRequest request = TrainingSetRequest.of(spine, features);
-        if (!uncovered.isEmpty()) {
-            out.printf(
-                    "training-set: no complete hour of %s: its views' features are INCOMPLETE%n",
-                    String.join(", ", uncovered));
-            request = request.withIncomplete(TrainingSetRequest.Incomplete.MARK);
-        }
-        TrainingSetResult result = builder.build(request);
-        result.export(dir.resolve("training_set.parquet"), false);
+        TrainingSetResult result =
+                new DemoTrainingSet(config, dir, seed, out)
+                        .build(
+                                validEntities.stream().sorted().toList(),
+                                Instant.parse((String) summary.get("event_time_start")));
         summary.put("training_set_rows", result.rows());
         summary.put("training_set_artifact", result.digest());
-        out.printf(
-                "training-set: %,d rows x %d features from %,d bucket files -> %s (artifact %s)%n",
-                result.rows(),
-                features.size(),
-                result.filesRead().size(),
-                dir.resolve("training_set.parquet"),
-                result.digest().substring(0, 12));
         return null;
     }
 
