@@ -105,10 +105,20 @@ public final class FeaturesBenchmark {
         Path checkpoints = work.resolve("checkpoints");
         // One unmeasured round first.
         IngestBenchmark.consumeOnly(config.kafka(), table, produced, parallelism, checkpoints);
-        featuresRate(config, view, table, work.resolve("warm-up.db"), produced, checkpoints);
+        featuresRate(
+                config,
+                view,
+                table,
+                work.resolve("warm-up.db"),
+                produced,
+                checkpoints,
+                parallelism);
         List<Double> base = new ArrayList<>();
         List<Double> job = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
+        // The same job with one task per step on the same topic: how the features job scales.
+        List<Double> single = new ArrayList<>();
+        List<Double> scaling = new ArrayList<>();
         try (Progress progress = Progress.start("bench features", "runs", runs, out)) {
             for (int r = 1; r <= runs; r++) {
                 double b =
@@ -121,15 +131,31 @@ public final class FeaturesBenchmark {
                                 table,
                                 work.resolve("run-" + r + ".db"),
                                 produced,
-                                checkpoints);
+                                checkpoints,
+                                parallelism);
                 base.add(b);
                 job.add(f);
                 ratios.add(f / b);
+                String atOne = "";
+                if (parallelism > 1) {
+                    double one =
+                            featuresRate(
+                                    config,
+                                    view,
+                                    table,
+                                    work.resolve("single-" + r + ".db"),
+                                    produced,
+                                    checkpoints,
+                                    1);
+                    single.add(one);
+                    scaling.add(f / one);
+                    atOne = String.format("; parallelism 1 %,.0f rec/s", one);
+                }
                 progress.println(
                         String.format(
                                 "run %d/%d: pass-through %,.0f rec/s, features job %,.0f rec/s,"
-                                        + " ratio %.2f",
-                                r, runs, b, f, f / b));
+                                        + " ratio %.2f%s",
+                                r, runs, b, f, f / b, atOne));
                 progress.advance(1);
             }
         }
@@ -140,7 +166,10 @@ public final class FeaturesBenchmark {
                                 + " duplicates, 2%% invalid) through the `user_activity` view (5"
                                 + " features) into SQLite, and through a pass-through job (the"
                                 + " same Kafka source, records discarded), parallelism %d,"
-                                + " checkpoints every 2 s, after one unmeasured round.",
+                                + " checkpoints every 2 s, after one unmeasured round; above"
+                                + " parallelism 1, each run also drains the same topic with the"
+                                + " features job at parallelism 1. The SQLite store has one"
+                                + " writer per view at any parallelism.",
                         events,
                         runs,
                         rates.stream().map(String::valueOf).collect(Collectors.joining(",")),
@@ -155,7 +184,19 @@ public final class FeaturesBenchmark {
                         "features job rec/s (parse, validate, de-duplicate, tiles, SQLite)",
                         "%,.0f",
                         job),
-                BenchmarkReport.row("**features job ÷ pass-through**", "%.2f", ratios));
+                BenchmarkReport.row("**features job ÷ pass-through**", "%.2f", ratios),
+                single.isEmpty()
+                        ? ""
+                        : String.join(
+                                "\n",
+                                BenchmarkReport.row(
+                                        "features job rec/s at parallelism 1 (same topic)",
+                                        "%,.0f",
+                                        single),
+                                BenchmarkReport.row(
+                                        "**features job parallelism " + parallelism + " ÷ 1**",
+                                        "%.2f",
+                                        scaling)));
     }
 
     private double featuresRate(
@@ -164,7 +205,8 @@ public final class FeaturesBenchmark {
             TableConfig table,
             Path db,
             long records,
-            Path checkpoints)
+            Path checkpoints,
+            int parallelism)
             throws Exception {
         StreamExecutionEnvironment env = Jobs.local(parallelism, CHECKPOINTS, checkpoints);
         OnlineConfig online = new OnlineConfig(io.sluice.config.OnlineStoreType.SQLITE, db.toUri());
