@@ -185,8 +185,8 @@ final class FreshnessBenchmark {
                 rate,
                 sent / (double) sustain.toSeconds(),
                 sorted.size(),
-                FeaturesBenchmark.percentile(sorted, 0.50),
-                FeaturesBenchmark.percentile(sorted, 0.99));
+                OnlineReadLatency.percentile(sorted, 0.50),
+                OnlineReadLatency.percentile(sorted, 0.99));
     }
 
     /** One freshness load's result. */

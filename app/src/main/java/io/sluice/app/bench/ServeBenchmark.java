@@ -86,10 +86,10 @@ public final class ServeBenchmark {
     /** Measures, and returns the markdown section. */
     public String run(Path work) throws Exception {
         double loadBefore = loadAverage();
-        ViewDef view = FeaturesBenchmark.fiftyFeatures();
+        ViewDef view = OnlineReadLatency.fiftyFeatures();
         try (LocalRedis redis = new LocalRedis();
                 OnlineStore store = new RedisOnlineStore(redis.uri())) {
-            List<String> entities = FeaturesBenchmark.populate(store, view);
+            List<String> entities = OnlineReadLatency.populate(store, view);
             Random random = new Random(13);
             List<List<String>> singles = new ArrayList<>();
             for (String e : entities) {
