@@ -26,6 +26,18 @@ public final class LocalRedis implements AutoCloseable {
      *     without one it keeps nothing
      */
     public LocalRedis(java.nio.file.Path dataDir) throws IOException {
+        this(dataDir, false);
+    }
+
+    /**
+     * A server without persistence whose {@code CONFIG} command is disabled ({@code rename-command
+     * CONFIG ""}), as managed Redis services disable it: a client cannot read its settings.
+     */
+    public static LocalRedis refusingConfig() throws IOException {
+        return new LocalRedis(null, true);
+    }
+
+    private LocalRedis(java.nio.file.Path dataDir, boolean refuseConfig) throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
@@ -38,6 +50,9 @@ public final class LocalRedis implements AutoCloseable {
             builder.setting("appendonly yes")
                     .setting("appendfsync always")
                     .setting("dir " + dataDir.toAbsolutePath());
+        }
+        if (refuseConfig) {
+            builder.setting("rename-command CONFIG \"\"");
         }
         server = builder.build();
         server.start();
