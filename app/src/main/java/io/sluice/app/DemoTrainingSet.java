@@ -3,6 +3,7 @@ package io.sluice.app;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.training.TrainingSetBuilder;
 import io.sluice.features.training.TrainingSetRequest;
 import io.sluice.features.training.TrainingSetResult;
@@ -66,16 +67,10 @@ final class DemoTrainingSet {
         }
         Path spine = dir.resolve("spine.csv");
         Files.writeString(spine, csv);
-        List<FeatureReader.FeatureRef> features = new ArrayList<>();
-        config.featureViews()
-                .forEach(
-                        v ->
-                                v.features()
-                                        .forEach(
-                                                f ->
-                                                        features.add(
-                                                                new FeatureReader.FeatureRef(
-                                                                        v.name(), f.name()))));
+        List<FeatureReader.FeatureRef> features =
+                FeatureRefs.views(config).stream()
+                        .flatMap(v -> FeatureRefs.all(v).stream())
+                        .toList();
         TrainingSetRequest request = TrainingSetRequest.of(spine, features);
         if (!uncovered.isEmpty()) {
             out.printf(

@@ -7,6 +7,7 @@ import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader;
+import io.sluice.features.online.FeatureRefs;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.RedisOnlineStore;
 import io.sluice.features.online.SqliteOnlineStore;
@@ -51,10 +52,7 @@ final class OnlineReadLatency {
                 List<String> entities = populate(store, view);
                 FeatureReader reader =
                         new FeatureReader(store, List.of(view), System::currentTimeMillis);
-                List<FeatureReader.FeatureRef> refs = new ArrayList<>();
-                view.features()
-                        .forEach(
-                                f -> refs.add(new FeatureReader.FeatureRef(view.name(), f.name())));
+                List<FeatureReader.FeatureRef> refs = FeatureRefs.all(view);
                 long now = System.currentTimeMillis();
                 OnlineStore.TileKey one =
                         new OnlineStore.TileKey(
