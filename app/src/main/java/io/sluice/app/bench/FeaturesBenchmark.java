@@ -5,6 +5,7 @@ import io.sluice.app.Progress;
 import io.sluice.app.ReferenceConfig;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.OnlineConfig;
+import io.sluice.config.OnlineStoreType;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.EventStreams;
@@ -92,113 +93,145 @@ public final class FeaturesBenchmark {
         kafka.createTopics(parallelism, table.topic());
         long produced = IngestBenchmark.fill(kafka.bootstrapServers(), table, events, out);
         Path checkpoints = work.resolve("checkpoints");
-        // One unmeasured round first.
-        IngestBenchmark.consumeOnly(config.kafka(), table, produced, parallelism, checkpoints);
-        featuresRate(
-                config,
-                view,
-                table,
-                work.resolve("warm-up.db"),
-                produced,
-                checkpoints,
-                parallelism);
         List<Double> base = new ArrayList<>();
-        List<Double> job = new ArrayList<>();
-        List<Double> ratios = new ArrayList<>();
-        // The same job with one task per step on the same topic: how the features job scales.
-        List<Double> single = new ArrayList<>();
-        List<Double> scaling = new ArrayList<>();
+        Drains sqlite =
+                new Drains(
+                        (p, run) ->
+                                featuresRate(
+                                        config,
+                                        view,
+                                        table,
+                                        sqlite(work.resolve("run-" + run + "-p" + p + ".db")),
+                                        produced,
+                                        checkpoints,
+                                        p));
+        // Redis, as deployed: its writers run at the job's parallelism, where SQLite has one.
+        Drains redis =
+                new Drains(
+                        (p, run) -> {
+                            try (LocalRedis store = new LocalRedis()) {
+                                OnlineConfig online =
+                                        new OnlineConfig(OnlineStoreType.REDIS, store.uri());
+                                return featuresRate(
+                                        config, view, table, online, produced, checkpoints, p);
+                            }
+                        });
+        // One unmeasured round first: a run 0 of each.
+        IngestBenchmark.consumeOnly(config.kafka(), table, produced, parallelism, checkpoints);
+        sqlite.drain.rate(parallelism, 0);
+        redis.drain.rate(parallelism, 0);
         try (Progress progress = Progress.start("bench features", "runs", runs, out)) {
             for (int r = 1; r <= runs; r++) {
                 double b =
                         IngestBenchmark.consumeOnly(
                                 config.kafka(), table, produced, parallelism, checkpoints);
-                double f =
-                        featuresRate(
-                                config,
-                                view,
-                                table,
-                                work.resolve("run-" + r + ".db"),
-                                produced,
-                                checkpoints,
-                                parallelism);
                 base.add(b);
-                job.add(f);
-                ratios.add(f / b);
-                String atOne = "";
-                if (parallelism > 1) {
-                    double one =
-                            featuresRate(
-                                    config,
-                                    view,
-                                    table,
-                                    work.resolve("single-" + r + ".db"),
-                                    produced,
-                                    checkpoints,
-                                    1);
-                    single.add(one);
-                    scaling.add(f / one);
-                    atOne = String.format("; parallelism 1 %,.0f rec/s", one);
-                }
                 progress.println(
                         String.format(
-                                "run %d/%d: pass-through %,.0f rec/s, features job %,.0f rec/s,"
-                                        + " ratio %.2f%s",
-                                r, runs, b, f, f / b, atOne));
+                                "run %d/%d: pass-through %,.0f rec/s; features job into SQLite"
+                                        + " %s; into Redis %s",
+                                r, runs, b, sqlite.run(r, b), redis.run(r, b)));
                 progress.advance(1);
             }
         }
-        return List.of(
+        List<String> lines = new ArrayList<>();
+        lines.add(
                 String.format(
                         "`./sluice bench features --events %d --runs %d --rate %s` drains a"
                                 + " pre-filled topic of %,d page views (JSON, %d partitions, 2%%"
                                 + " duplicates, 2%% invalid) through the `user_activity` view (5"
-                                + " features) into SQLite, and through a pass-through job (the"
-                                + " same Kafka source, records discarded), parallelism %d,"
-                                + " checkpoints every 2 s, after one unmeasured round; above"
-                                + " parallelism 1, each run also drains the same topic with the"
-                                + " features job at parallelism 1. The SQLite store has one"
-                                + " writer per view at any parallelism.",
+                                + " features) into SQLite, then into Redis (a new server for each"
+                                + " drain), and through a pass-through job (the same Kafka"
+                                + " source, records discarded), parallelism %d, checkpoints every"
+                                + " 2 s, after one unmeasured round; above parallelism 1, each"
+                                + " run also drains the same topic with the features job at"
+                                + " parallelism 1 into each store. The SQLite store has one"
+                                + " writer per view at any parallelism, Redis one per subtask.",
                         events,
                         runs,
                         rates.stream().map(String::valueOf).collect(Collectors.joining(",")),
                         produced,
                         parallelism,
-                        parallelism),
-                "",
-                "| measure | median | runs |",
-                "|---|---|---|",
-                BenchmarkReport.row("pass-through rec/s", "%,.0f", base),
-                BenchmarkReport.row(
-                        "features job rec/s (parse, validate, de-duplicate, tiles, SQLite)",
-                        "%,.0f",
-                        job),
-                BenchmarkReport.row("**features job ÷ pass-through**", "%.2f", ratios),
-                single.isEmpty()
-                        ? ""
-                        : String.join(
-                                "\n",
-                                BenchmarkReport.row(
-                                        "features job rec/s at parallelism 1 (same topic)",
-                                        "%,.0f",
-                                        single),
-                                BenchmarkReport.row(
-                                        "**features job parallelism " + parallelism + " ÷ 1**",
-                                        "%.2f",
-                                        scaling)));
+                        parallelism));
+        lines.add("");
+        lines.add("| measure | median | runs |");
+        lines.add("|---|---|---|");
+        lines.add(BenchmarkReport.row("pass-through rec/s", "%,.0f", base));
+        lines.addAll(sqlite.rows("parse, validate, de-duplicate, tiles, SQLite", ""));
+        lines.addAll(redis.rows("parse, validate, de-duplicate, tiles, Redis", " into Redis"));
+        return lines;
+    }
+
+    /** One store's drains of the topic: the job's rate at the run's parallelism and at 1. */
+    private final class Drains {
+        private final Drain drain;
+        private final List<Double> job = new ArrayList<>();
+        private final List<Double> ratios = new ArrayList<>();
+        private final List<Double> single = new ArrayList<>();
+        private final List<Double> scaling = new ArrayList<>();
+
+        Drains(Drain drain) {
+            this.drain = drain;
+        }
+
+        /** Drains at the run's parallelism, then at 1; returns the progress line's figures. */
+        String run(int run, double passThrough) throws Exception {
+            double f = drain.rate(parallelism, run);
+            job.add(f);
+            ratios.add(f / passThrough);
+            String line = String.format("%,.0f rec/s (ratio %.2f)", f, f / passThrough);
+            if (parallelism > 1) {
+                double one = drain.rate(1, run);
+                single.add(one);
+                scaling.add(f / one);
+                line += String.format(", at parallelism 1 %,.0f rec/s", one);
+            }
+            return line;
+        }
+
+        List<String> rows(String what, String store) {
+            List<String> rows = new ArrayList<>();
+            rows.add(
+                    BenchmarkReport.row(
+                            "features job" + store + " rec/s (" + what + ")", "%,.0f", job));
+            rows.add(
+                    BenchmarkReport.row(
+                            "**features job" + store + " ÷ pass-through**", "%.2f", ratios));
+            if (!single.isEmpty()) {
+                rows.add(
+                        BenchmarkReport.row(
+                                "features job" + store + " rec/s at parallelism 1 (same topic)",
+                                "%,.0f",
+                                single));
+                rows.add(
+                        BenchmarkReport.row(
+                                "**features job" + store + " parallelism " + parallelism + " ÷ 1**",
+                                "%.2f",
+                                scaling));
+            }
+            return rows;
+        }
+    }
+
+    /** The features job's rate at a parallelism, into one store, in a run. */
+    private interface Drain {
+        double rate(int parallelism, int run) throws Exception;
+    }
+
+    private static OnlineConfig sqlite(Path db) {
+        return new OnlineConfig(OnlineStoreType.SQLITE, db.toUri());
     }
 
     private double featuresRate(
             SluiceConfig config,
             FeatureViewConfig view,
             TableConfig table,
-            Path db,
+            OnlineConfig online,
             long records,
             Path checkpoints,
             int parallelism)
             throws Exception {
         StreamExecutionEnvironment env = Jobs.local(parallelism, CHECKPOINTS, checkpoints);
-        OnlineConfig online = new OnlineConfig(io.sluice.config.OnlineStoreType.SQLITE, db.toUri());
         FeaturesJob.defineView(
                 env,
                 view,
