@@ -5,7 +5,6 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -41,7 +40,11 @@ public class Deduplicator extends KeyedProcessFunction<String, Event, Event> {
     private static final Logger LOG = LoggerFactory.getLogger(Deduplicator.class);
     private static final long WARN_INTERVAL_MILLIS = 1_000;
 
-    /** What is remembered of the kept copy of an (id, hour). A Flink POJO. */
+    /**
+     * What is remembered of the kept copy of an (id, hour). A Flink POJO, held in state by {@link
+     * KeptSerializer} in the POJO serializer's format. Never changed once made: a new kept copy
+     * replaces it.
+     */
     public static class Kept {
         /** Its event time. */
         public long eventTime;
@@ -93,7 +96,7 @@ public class Deduplicator extends KeyedProcessFunction<String, Event, Event> {
     @Override
     public void open(OpenContext openContext) {
         ValueStateDescriptor<Kept> descriptor =
-                new ValueStateDescriptor<>("kept", TypeInformation.of(Kept.class));
+                new ValueStateDescriptor<>("kept", new KeptSerializer());
         descriptor.enableTimeToLive(
                 StateTtlConfig.newBuilder(retention)
                         .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
