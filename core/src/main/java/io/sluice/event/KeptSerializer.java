@@ -17,7 +17,7 @@ import org.apache.flink.types.StringValue;
 /**
  * Serializes the de-duplication state's {@link Kept} values byte for byte as Flink's {@link
  * PojoSerializer} does, but encodes each into a buffer of its own and hands it to the output in one
- * call.
+ * call (two with an entity key, which {@link StateKeySerializer} writes).
  *
  * <p>A heap state backend writes every value of the de-duplication state at every checkpoint, one
  * per id within {@code dedup_retention}, into an unbuffered, synchronized stream. The POJO
