@@ -11,13 +11,14 @@ import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.java.typeutils.runtime.PojoSerializer;
 import org.apache.flink.api.java.typeutils.runtime.PojoSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.types.StringValue;
 
 /**
  * Serializes the de-duplication state's {@link Kept} values byte for byte as Flink's {@link
- * PojoSerializer} does, but encodes each into a buffer of its own and hands it to the output in one
- * call (two with an entity key, which {@link StateKeySerializer} writes).
+ * PojoSerializer} does, but encodes each into a buffer of its own ({@link DataOutputSerializer})
+ * and hands it to the output in one call.
  *
  * <p>A heap state backend writes every value of the de-duplication state at every checkpoint, one
  * per id within {@code dedup_retention}, into an unbuffered, synchronized stream. The POJO
@@ -32,7 +33,7 @@ import org.apache.flink.types.StringValue;
  * itself), then each field in the order of their names ({@code digest}, {@code eventTime}, {@code
  * key}), each as a null marker (a boolean) and, if not null, the value in its type's serializer's
  * format: the digest's length and bytes, the time's 8 bytes, the key in {@link
- * StringValue#writeString}'s format (as {@link StateKeySerializer} writes it).
+ * StringValue#writeString}'s format.
  *
  * <p>Not thread-safe (it reuses a buffer): {@link #duplicate} gives each user its own.
  */
@@ -46,9 +47,7 @@ public final class KeptSerializer extends TypeSerializer<Kept> {
     /** {@link PojoSerializer}'s flag for a value of the class itself, not a subclass. */
     private static final int NO_SUBCLASS = 2;
 
-    private transient byte[] buffer;
-
-    private transient StateKeySerializer keys;
+    private transient DataOutputSerializer buffer;
 
     /**
      * Immutable in use: {@link Deduplicator} replaces a kept value, never changes one, so the heap
@@ -90,45 +89,24 @@ public final class KeptSerializer extends TypeSerializer<Kept> {
             target.write(IS_NULL);
             return;
         }
-        byte[] digest = kept.digest;
-        int most = 1 + 1 + (digest == null ? 0 : 4 + digest.length) + 1 + 8 + 1;
-        if (buffer == null || buffer.length < most) {
-            buffer = new byte[Math.max(96, most)];
+        if (buffer == null) {
+            buffer = new DataOutputSerializer(96);
         }
-        byte[] b = buffer;
-        int pos = 0;
-        b[pos++] = NO_SUBCLASS;
-        if (digest == null) {
-            b[pos++] = 1;
-        } else {
-            b[pos++] = 0;
-            pos = putInt(b, pos, digest.length);
-            System.arraycopy(digest, 0, b, pos, digest.length);
-            pos += digest.length;
+        DataOutputSerializer b = buffer;
+        b.clear();
+        b.writeByte(NO_SUBCLASS);
+        b.writeBoolean(kept.digest == null);
+        if (kept.digest != null) {
+            b.writeInt(kept.digest.length);
+            b.write(kept.digest);
         }
-        b[pos++] = 0;
-        pos = putLong(b, pos, kept.eventTime);
-        b[pos++] = (byte) (kept.key == null ? 1 : 0);
-        target.write(b, 0, pos);
+        b.writeBoolean(false);
+        b.writeLong(kept.eventTime);
+        b.writeBoolean(kept.key == null);
         if (kept.key != null) {
-            if (keys == null) {
-                keys = new StateKeySerializer();
-            }
-            keys.serialize(kept.key, target);
+            StringValue.writeString(kept.key, b);
         }
-    }
-
-    private static int putInt(byte[] b, int pos, int v) {
-        b[pos] = (byte) (v >>> 24);
-        b[pos + 1] = (byte) (v >>> 16);
-        b[pos + 2] = (byte) (v >>> 8);
-        b[pos + 3] = (byte) v;
-        return pos + 4;
-    }
-
-    private static int putLong(byte[] b, int pos, long v) {
-        putInt(b, pos, (int) (v >>> 32));
-        return putInt(b, pos + 4, (int) v);
+        target.write(b.getSharedBuffer(), 0, b.length());
     }
 
     @Override
