@@ -33,14 +33,14 @@ final class BenchCommand {
         String run(Path work) throws Exception;
     }
 
-    /** {@code --storage}: whether to add a run on an in-process S3 server. */
+    /** {@code --storage}: whether to add runs on an in-process S3 server. */
     static final class Storage {
         @Option(
                 names = "--storage",
                 defaultValue = "file",
                 description =
-                        "file, or s3 to add one run on an in-process S3 server (S3Proxy) next to"
-                                + " the same run on file: (default ${DEFAULT-VALUE}).")
+                        "file, or s3 to add as many runs on an in-process S3 server (S3Proxy),"
+                                + " each next to a run on file: (default ${DEFAULT-VALUE}).")
         String kind;
 
         boolean s3() {

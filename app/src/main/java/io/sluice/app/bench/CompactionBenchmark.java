@@ -51,8 +51,8 @@ public final class CompactionBenchmark {
     }
 
     /**
-     * @param s3 whether to add one run compacting on an in-process S3 server (S3Proxy) next to the
-     *     same run on {@code file:}
+     * @param s3 whether to add as many runs compacting on an in-process S3 server (S3Proxy), each
+     *     next to a run on {@code file:}
      */
     public CompactionBenchmark(long events, int runs, boolean s3, PrintStream out) {
         this.events = events;
@@ -126,7 +126,7 @@ public final class CompactionBenchmark {
         }
         HourCompactor compactor = oneThread;
         String onS3 =
-                s3 ? s3Run(table, workDir, rawHour, partition, rows, plain, oneThread, cores) : "";
+                s3 ? s3Runs(table, workDir, rawHour, partition, rows, plain, oneThread, cores) : "";
 
         Path warehouseHour = Path.of(compactor.warehouseHour(partition));
         PointLookups lookups = PointLookups.measure(table, warehouseHour, plain, false);
@@ -235,12 +235,13 @@ public final class CompactionBenchmark {
     }
 
     /**
-     * One more run, after the measured ones: the plain rewrite, the compaction on {@code file:} and
-     * the compaction on S3 (S3Proxy in this JVM, its objects plain files in the work directory), of
-     * the same hour. Each S3 compaction gets a fresh copy of the landing hour under its own prefix,
-     * so that it uploads every bucket file (a repeat in place would find them there).
+     * As many rounds again, after the measured ones: the plain rewrite, the compaction on {@code
+     * file:} and the compaction on S3 (S3Proxy in this JVM, its objects plain files in the work
+     * directory), of the same hour; one unmeasured S3 compaction first. Each S3 compaction gets a
+     * fresh copy of the landing hour under its own prefix, so that it uploads every bucket file (a
+     * repeat in place would find them there).
      */
-    private String s3Run(
+    private String s3Runs(
             TableConfig table,
             Path workDir,
             Path rawHour,
@@ -256,47 +257,76 @@ public final class CompactionBenchmark {
                     new HourCompactor(table, upload(server, "warm-up", table, rawHour), 1),
                     partition,
                     rows);
-            System.gc();
-            long t0 = System.nanoTime();
-            plainRewrite(table, rawHour, plain);
-            double plainRate = rows / ((System.nanoTime() - t0) / 1e9);
-            double fileRate = compactionRate(onFile, partition, rows);
-            double s3One =
-                    compactionRate(
-                            new HourCompactor(table, upload(server, "one", table, rawHour), 1),
-                            partition,
-                            rows);
-            double s3All =
-                    compactionRate(
-                            new HourCompactor(table, upload(server, "all", table, rawHour), cores),
-                            partition,
-                            rows);
-            out.printf(
-                    "S3 run: plain rewrite %,.0f rows/s, compaction on file: %,.0f rows/s, on S3"
-                            + " %,.0f rows/s (1 thread), %,.0f rows/s (%d threads)%n",
-                    plainRate, fileRate, s3One, s3All, cores);
+            List<Double> plainRates = new ArrayList<>();
+            List<Double> fileRates = new ArrayList<>();
+            List<Double> s3One = new ArrayList<>();
+            List<Double> s3All = new ArrayList<>();
+            List<Double> s3OfPlain = new ArrayList<>();
+            List<Double> s3AllOfPlain = new ArrayList<>();
+            List<Double> s3OfFile = new ArrayList<>();
+            for (int run = 1; run <= runs; run++) {
+                System.gc();
+                long t0 = System.nanoTime();
+                plainRewrite(table, rawHour, plain);
+                plainRates.add(rows / ((System.nanoTime() - t0) / 1e9));
+                fileRates.add(compactionRate(onFile, partition, rows));
+                s3One.add(
+                        compactionRate(
+                                new HourCompactor(
+                                        table, upload(server, "one-" + run, table, rawHour), 1),
+                                partition,
+                                rows));
+                s3All.add(
+                        compactionRate(
+                                new HourCompactor(
+                                        table, upload(server, "all-" + run, table, rawHour), cores),
+                                partition,
+                                rows));
+                s3OfPlain.add(s3One.get(run - 1) / plainRates.get(run - 1));
+                s3AllOfPlain.add(s3All.get(run - 1) / plainRates.get(run - 1));
+                s3OfFile.add(s3One.get(run - 1) / fileRates.get(run - 1));
+                out.printf(
+                        "S3 run %d/%d: plain rewrite %,.0f rows/s, compaction on file: %,.0f"
+                                + " rows/s, on S3 %,.0f rows/s (1 thread), %,.0f rows/s (%d"
+                                + " threads)%n",
+                        run,
+                        runs,
+                        plainRates.get(run - 1),
+                        fileRates.get(run - 1),
+                        s3One.get(run - 1),
+                        s3All.get(run - 1),
+                        cores);
+            }
             return String.join(
                     "\n",
                     "",
-                    "With `--storage s3`, one more run compacts the same hour on an in-process S3"
-                            + " server (S3Proxy over local files, Flink's S3 file system plugin):"
-                            + " the landing files are read from it and each bucket file is"
-                            + " uploaded under its digest name, the hour's manifest last. Next to"
-                            + " it, the same run's plain rewrite and `file:` compaction:",
+                    "With `--storage s3`, as many runs again compact the same hour on an in-process"
+                            + " S3 server (S3Proxy over local files, Flink's S3 file system"
+                            + " plugin): the landing files are read from it and each bucket file"
+                            + " is uploaded under its digest name, the hour's manifest last. Each"
+                            + " is next to the same round's plain rewrite and `file:` compaction"
+                            + " (one unmeasured S3 compaction first):",
                     "",
-                    "| measure (one run) | value |",
-                    "|---|---|",
-                    String.format("| plain rewrite rows/s (local files) | %,.0f |", plainRate),
-                    String.format("| compaction on `file:` rows/s, 1 thread | %,.0f |", fileRate),
-                    String.format("| compaction on S3 rows/s, 1 thread | %,.0f |", s3One),
-                    String.format("| compaction on S3 rows/s, %d threads | %,.0f |", cores, s3All),
-                    String.format(
-                            "| **compaction on S3 (1 thread) ÷ plain rewrite** (goal ≥ 0.7) |"
-                                    + " **%.2f** |",
-                            s3One / plainRate),
-                    String.format(
-                            "| **compaction on S3 ÷ on `file:`** (1 thread) | **%.2f** |",
-                            s3One / fileRate),
+                    "| measure | median | runs |",
+                    "|---|---|---|",
+                    BenchmarkReport.row("plain rewrite rows/s (local files)", "%,.0f", plainRates),
+                    BenchmarkReport.row(
+                            "compaction on `file:` rows/s, 1 thread", "%,.0f", fileRates),
+                    BenchmarkReport.row("compaction on S3 rows/s, 1 thread", "%,.0f", s3One),
+                    BenchmarkReport.row(
+                            "compaction on S3 rows/s, " + cores + " threads", "%,.0f", s3All),
+                    BenchmarkReport.row(
+                            "**compaction on S3 (1 thread) ÷ plain rewrite** (goal ≥ 0.7)",
+                            "%.2f",
+                            s3OfPlain),
+                    BenchmarkReport.row(
+                            "**compaction on S3 ("
+                                    + cores
+                                    + " threads) ÷ plain rewrite** (goal ≥ 0.7)",
+                            "%.2f",
+                            s3AllOfPlain),
+                    BenchmarkReport.row(
+                            "**compaction on S3 ÷ on `file:`** (1 thread)", "%.2f", s3OfFile),
                     "");
         }
     }

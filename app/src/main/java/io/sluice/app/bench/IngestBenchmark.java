@@ -60,8 +60,8 @@ public final class IngestBenchmark {
     }
 
     /**
-     * @param s3 whether to add one run landing on an in-process S3 server (S3Proxy) next to the
-     *     same run on {@code file:}
+     * @param s3 whether to add as many runs landing on an in-process S3 server (S3Proxy), each next
+     *     to a run on {@code file:}
      */
     public IngestBenchmark(long events, int runs, int parallelism, boolean s3, PrintStream out) {
         this.events = events;
@@ -123,7 +123,7 @@ public final class IngestBenchmark {
                     progress.advance(1);
                 }
             }
-            String onS3 = s3 ? s3Run(kafka, config, table, workDir, produced) : "";
+            String onS3 = s3 ? s3Runs(config, table, workDir, produced) : "";
             return String.join(
                     "\n",
                     "## Ingest: Kafka to the Avro landing zone",
@@ -224,58 +224,57 @@ public final class IngestBenchmark {
     }
 
     /**
-     * One more run, after the measured ones: consume-only, ingest to {@code file:} and ingest to S3
-     * (S3Proxy in this JVM, its objects plain files in the work directory), on the same topic.
+     * As many rounds again, after the measured ones: consume-only, ingest to {@code file:} and
+     * ingest to S3 (S3Proxy in this JVM, its objects plain files in the work directory), on the
+     * same topic, each S3 run landing under a prefix of its own; one unmeasured S3 run first.
      */
-    private String s3Run(
-            EmbeddedKafka kafka,
-            SluiceConfig config,
-            TableConfig table,
-            Path workDir,
-            long produced)
+    private String s3Runs(SluiceConfig config, TableConfig table, Path workDir, long produced)
             throws Exception {
         try (LocalS3 server = LocalS3.start(workDir.resolve("s3"), "lake")) {
             LakeFileSystem.initialize(server.storage("bench"), server.env());
-            Landing warmUp =
-                    new Landing(
-                            server.uri("bench/warm-up").toString(),
-                            server.objectFile("bench/warm-up"));
-            ingest(config, table, warmUp, produced);
-            double baseline =
-                    consumeOnly(config.kafka(), table, produced, parallelism, checkpoints);
-            double onFile = ingest(config, table, local(workDir.resolve("file-run")), produced);
-            double onS3 =
-                    ingest(
-                            config,
-                            table,
-                            new Landing(
-                                    server.uri("bench/s3-run").toString(),
-                                    server.objectFile("bench/s3-run")),
-                            produced);
-            out.printf(
-                    "S3 run: consume-only %,.0f rec/s, ingest to file: %,.0f rec/s, to S3 %,.0f"
-                            + " rec/s%n",
-                    baseline, onFile, onS3);
+            ingest(config, table, onS3(server, "warm-up"), produced);
+            List<Double> baseline = new ArrayList<>();
+            List<Double> onFile = new ArrayList<>();
+            List<Double> onS3 = new ArrayList<>();
+            List<Double> s3Ratios = new ArrayList<>();
+            List<Double> s3OfFile = new ArrayList<>();
+            for (int run = 1; run <= runs; run++) {
+                baseline.add(
+                        consumeOnly(config.kafka(), table, produced, parallelism, checkpoints));
+                onFile.add(
+                        ingest(config, table, local(workDir.resolve("file-run-" + run)), produced));
+                onS3.add(ingest(config, table, onS3(server, "s3-run-" + run), produced));
+                s3Ratios.add(onS3.get(run - 1) / baseline.get(run - 1));
+                s3OfFile.add(onS3.get(run - 1) / onFile.get(run - 1));
+                out.printf(
+                        "S3 run %d/%d: consume-only %,.0f rec/s, ingest to file: %,.0f rec/s, to"
+                                + " S3 %,.0f rec/s%n",
+                        run, runs, baseline.get(run - 1), onFile.get(run - 1), onS3.get(run - 1));
+            }
             return String.join(
                     "\n",
                     "",
-                    "With `--storage s3`, one more run lands the same topic on an in-process S3"
-                            + " server (S3Proxy over local files, Flink's S3 file system plugin,"
-                            + " multipart uploads committed on checkpoints), next to the same run"
-                            + " on `file:`:",
+                    "With `--storage s3`, as many runs again land the same topic on an in-process"
+                        + " S3 server (S3Proxy over local files, Flink's S3 file system plugin,"
+                        + " multipart uploads committed on checkpoints), each next to the same"
+                        + " round's consume-only job and ingest to `file:` (one unmeasured S3 run"
+                        + " first):",
                     "",
-                    "| measure (one run) | value |",
-                    "|---|---|",
-                    String.format("| consume-only rec/s | %,.0f |", baseline),
-                    String.format("| ingest to `file:` rec/s | %,.0f |", onFile),
-                    String.format("| ingest to S3 rec/s | %,.0f |", onS3),
-                    String.format(
-                            "| **ingest to S3 ÷ consume-only** (goal ≥ 0.5) | **%.2f** |",
-                            onS3 / baseline),
-                    String.format("| ingest to `file:` ÷ consume-only | %.2f |", onFile / baseline),
-                    String.format("| **S3 ÷ `file:`** | **%.2f** |", onS3 / onFile),
+                    "| measure | median | runs |",
+                    "|---|---|---|",
+                    BenchmarkReport.row("consume-only rec/s", "%,.0f", baseline),
+                    BenchmarkReport.row("ingest to `file:` rec/s", "%,.0f", onFile),
+                    BenchmarkReport.row("ingest to S3 rec/s", "%,.0f", onS3),
+                    BenchmarkReport.row(
+                            "**ingest to S3 ÷ consume-only** (goal ≥ 0.5)", "%.2f", s3Ratios),
+                    BenchmarkReport.row("**S3 ÷ `file:`**", "%.2f", s3OfFile),
                     "");
         }
+    }
+
+    private static Landing onS3(LocalS3 server, String prefix) {
+        return new Landing(
+                server.uri("bench/" + prefix).toString(), server.objectFile("bench/" + prefix));
     }
 
     private double ingest(SluiceConfig config, TableConfig table, Landing landing, long records)
