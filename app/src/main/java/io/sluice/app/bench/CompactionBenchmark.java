@@ -8,9 +8,6 @@ import io.sluice.config.TableConfig;
 import io.sluice.generate.GeneratorOptions;
 import io.sluice.generate.LandingHours;
 import io.sluice.lake.HourPartitioner;
-import io.sluice.lake.LakeFileSystem;
-import io.sluice.lake.LakeFiles;
-import io.sluice.s3.LocalS3;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -126,7 +123,10 @@ public final class CompactionBenchmark {
         }
         HourCompactor compactor = oneThread;
         String onS3 =
-                s3 ? s3Runs(table, workDir, rawHour, partition, rows, plain, oneThread, cores) : "";
+                s3
+                        ? new CompactionOnS3(table, partition, rows, runs, out)
+                                .run(workDir, rawHour, plain, oneThread, cores)
+                        : "";
 
         Path warehouseHour = Path.of(compactor.warehouseHour(partition));
         PointLookups lookups = PointLookups.measure(table, warehouseHour, plain, false);
@@ -234,120 +234,7 @@ public final class CompactionBenchmark {
                 "Measured " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ".");
     }
 
-    /**
-     * As many rounds again, after the measured ones: the plain rewrite, the compaction on {@code
-     * file:} and the compaction on S3 (S3Proxy in this JVM, its objects plain files in the work
-     * directory), of the same hour; one unmeasured S3 compaction first. Each S3 compaction gets a
-     * fresh copy of the landing hour under its own prefix, so that it uploads every bucket file (a
-     * repeat in place would find them there).
-     */
-    private String s3Runs(
-            TableConfig table,
-            Path workDir,
-            Path rawHour,
-            String partition,
-            long rows,
-            Path plain,
-            HourCompactor onFile,
-            int cores)
-            throws Exception {
-        try (LocalS3 server = LocalS3.start(workDir.resolve("s3"), "lake")) {
-            LakeFileSystem.initialize(server.storage("bench"), server.env());
-            compactionRate(
-                    new HourCompactor(table, upload(server, "warm-up", table, rawHour), 1),
-                    partition,
-                    rows);
-            List<Double> plainRates = new ArrayList<>();
-            List<Double> fileRates = new ArrayList<>();
-            List<Double> s3One = new ArrayList<>();
-            List<Double> s3All = new ArrayList<>();
-            List<Double> s3OfPlain = new ArrayList<>();
-            List<Double> s3AllOfPlain = new ArrayList<>();
-            List<Double> s3OfFile = new ArrayList<>();
-            for (int run = 1; run <= runs; run++) {
-                System.gc();
-                long t0 = System.nanoTime();
-                plainRewrite(table, rawHour, plain);
-                plainRates.add(rows / ((System.nanoTime() - t0) / 1e9));
-                fileRates.add(compactionRate(onFile, partition, rows));
-                s3One.add(
-                        compactionRate(
-                                new HourCompactor(
-                                        table, upload(server, "one-" + run, table, rawHour), 1),
-                                partition,
-                                rows));
-                s3All.add(
-                        compactionRate(
-                                new HourCompactor(
-                                        table, upload(server, "all-" + run, table, rawHour), cores),
-                                partition,
-                                rows));
-                s3OfPlain.add(s3One.get(run - 1) / plainRates.get(run - 1));
-                s3AllOfPlain.add(s3All.get(run - 1) / plainRates.get(run - 1));
-                s3OfFile.add(s3One.get(run - 1) / fileRates.get(run - 1));
-                out.printf(
-                        "S3 run %d/%d: plain rewrite %,.0f rows/s, compaction on file: %,.0f"
-                                + " rows/s, on S3 %,.0f rows/s (1 thread), %,.0f rows/s (%d"
-                                + " threads)%n",
-                        run,
-                        runs,
-                        plainRates.get(run - 1),
-                        fileRates.get(run - 1),
-                        s3One.get(run - 1),
-                        s3All.get(run - 1),
-                        cores);
-            }
-            return String.join(
-                    "\n",
-                    "",
-                    "With `--storage s3`, as many runs again compact the same hour on an in-process"
-                            + " S3 server (S3Proxy over local files, Flink's S3 file system"
-                            + " plugin): the landing files are read from it and each bucket file"
-                            + " is uploaded under its digest name, the hour's manifest last. Each"
-                            + " is next to the same round's plain rewrite and `file:` compaction"
-                            + " (one unmeasured S3 compaction first):",
-                    "",
-                    "| measure | median | runs |",
-                    "|---|---|---|",
-                    BenchmarkReport.row("plain rewrite rows/s (local files)", "%,.0f", plainRates),
-                    BenchmarkReport.row(
-                            "compaction on `file:` rows/s, 1 thread", "%,.0f", fileRates),
-                    BenchmarkReport.row("compaction on S3 rows/s, 1 thread", "%,.0f", s3One),
-                    BenchmarkReport.row(
-                            "compaction on S3 rows/s, " + cores + " threads", "%,.0f", s3All),
-                    BenchmarkReport.row(
-                            "**compaction on S3 (1 thread) ÷ plain rewrite** (goal ≥ 0.7)",
-                            "%.2f",
-                            s3OfPlain),
-                    BenchmarkReport.row(
-                            "**compaction on S3 ("
-                                    + cores
-                                    + " threads) ÷ plain rewrite** (goal ≥ 0.7)",
-                            "%.2f",
-                            s3AllOfPlain),
-                    BenchmarkReport.row(
-                            "**compaction on S3 ÷ on `file:`** (1 thread)", "%.2f", s3OfFile),
-                    "");
-        }
-    }
-
-    /** Copies the landing hour to a fresh lake {@code s3://lake/bench-<name>}; returns its root. */
-    private static java.net.URI upload(LocalS3 server, String name, TableConfig table, Path rawHour)
-            throws IOException {
-        java.net.URI root = server.uri("bench-" + name);
-        String hour = rawHour.getParent().getParent().relativize(rawHour).toString();
-        try (Stream<Path> files = Files.list(rawHour)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                LakeFiles.write(
-                        LakeFiles.resolve(
-                                root, "raw/" + table.name() + "/" + hour + "/" + f.getFileName()),
-                        Files.readAllBytes(f));
-            }
-        }
-        return root;
-    }
-
-    private static double compactionRate(HourCompactor compactor, String partition, long rows)
+    static double compactionRate(HourCompactor compactor, String partition, long rows)
             throws IOException {
         System.gc();
         long start = System.nanoTime();
@@ -360,8 +247,7 @@ public final class CompactionBenchmark {
     }
 
     /** The baseline: the same Avro records into one Parquet file with parquet-java defaults. */
-    private static void plainRewrite(TableConfig table, Path rawHour, Path target)
-            throws IOException {
+    static void plainRewrite(TableConfig table, Path rawHour, Path target) throws IOException {
         Files.deleteIfExists(target);
         try (ParquetWriter<GenericRecord> writer =
                         AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(target))
