@@ -232,7 +232,7 @@ public final class IngestBenchmark {
             throws Exception {
         try (LocalS3 server = LocalS3.start(workDir.resolve("s3"), "lake")) {
             LakeFileSystem.initialize(server.storage("bench"), server.env());
-            ingest(config, table, onS3(server, "warm-up"), produced);
+            ingest(config, table, s3Landing(server, "warm-up"), produced);
             List<Double> baseline = new ArrayList<>();
             List<Double> onFile = new ArrayList<>();
             List<Double> onS3 = new ArrayList<>();
@@ -243,7 +243,7 @@ public final class IngestBenchmark {
                         consumeOnly(config.kafka(), table, produced, parallelism, checkpoints));
                 onFile.add(
                         ingest(config, table, local(workDir.resolve("file-run-" + run)), produced));
-                onS3.add(ingest(config, table, onS3(server, "s3-run-" + run), produced));
+                onS3.add(ingest(config, table, s3Landing(server, "s3-run-" + run), produced));
                 s3Ratios.add(onS3.get(run - 1) / baseline.get(run - 1));
                 s3OfFile.add(onS3.get(run - 1) / onFile.get(run - 1));
                 out.printf(
@@ -272,7 +272,7 @@ public final class IngestBenchmark {
         }
     }
 
-    private static Landing onS3(LocalS3 server, String prefix) {
+    private static Landing s3Landing(LocalS3 server, String prefix) {
         return new Landing(
                 server.uri("bench/" + prefix).toString(), server.objectFile("bench/" + prefix));
     }
