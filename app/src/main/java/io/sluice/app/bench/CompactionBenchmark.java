@@ -95,10 +95,7 @@ public final class CompactionBenchmark {
         List<Double> allRatios = new ArrayList<>();
         try (Progress progress = Progress.start("bench compact", "runs", runs, out)) {
             for (int run = 1; run <= runs; run++) {
-                System.gc();
-                long t0 = System.nanoTime();
-                plainRewrite(table, rawHour, plain);
-                double plainRate = rows / ((System.nanoTime() - t0) / 1e9);
+                double plainRate = plainRewriteRate(table, rawHour, plain, rows);
                 double oneRate = compactionRate(oneThread, partition, rows);
                 double allRate = compactionRate(allCores, partition, rows);
                 plainRates.add(plainRate);
@@ -234,6 +231,15 @@ public final class CompactionBenchmark {
                 "Measured " + Instant.now().truncatedTo(ChronoUnit.SECONDS) + ".");
     }
 
+    /** Rows per second of one {@link #plainRewrite}, after a collection. */
+    static double plainRewriteRate(TableConfig table, Path rawHour, Path plain, long rows)
+            throws IOException {
+        System.gc();
+        long start = System.nanoTime();
+        plainRewrite(table, rawHour, plain);
+        return rows / ((System.nanoTime() - start) / 1e9);
+    }
+
     static double compactionRate(HourCompactor compactor, String partition, long rows)
             throws IOException {
         System.gc();
@@ -247,7 +253,8 @@ public final class CompactionBenchmark {
     }
 
     /** The baseline: the same Avro records into one Parquet file with parquet-java defaults. */
-    static void plainRewrite(TableConfig table, Path rawHour, Path target) throws IOException {
+    private static void plainRewrite(TableConfig table, Path rawHour, Path target)
+            throws IOException {
         Files.deleteIfExists(target);
         try (ParquetWriter<GenericRecord> writer =
                         AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(target))

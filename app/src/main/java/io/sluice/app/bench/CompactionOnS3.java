@@ -57,10 +57,7 @@ final class CompactionOnS3 {
             List<Double> s3AllOfPlain = new ArrayList<>();
             List<Double> s3OfFile = new ArrayList<>();
             for (int run = 1; run <= runs; run++) {
-                System.gc();
-                long t0 = System.nanoTime();
-                CompactionBenchmark.plainRewrite(table, rawHour, plain);
-                plainRates.add(rows / ((System.nanoTime() - t0) / 1e9));
+                plainRates.add(CompactionBenchmark.plainRewriteRate(table, rawHour, plain, rows));
                 fileRates.add(CompactionBenchmark.compactionRate(onFile, partition, rows));
                 s3One.add(
                         CompactionBenchmark.compactionRate(
