@@ -1,8 +1,8 @@
 package io.sluice.app;
 
+import io.sluice.net.Ports;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -124,11 +124,17 @@ final class LocalFlinkCluster implements AutoCloseable {
     static LocalFlinkCluster start(Options options, PrintWriter out)
             throws IOException, InterruptedException {
         List<String> classPath = LocalClusterConfig.classPath(options.lib());
-        int rest = options.restPort() == 0 ? freePort() : options.restPort();
+        int rest = options.restPort() == 0 ? Ports.unassigned() : options.restPort();
         LocalFlinkCluster cluster = new LocalFlinkCluster(options, out, classPath, rest);
         try {
             LocalClusterConfig.write(
-                    options, cluster.conf, cluster.logs, cluster.plugins, freePort(), rest, out);
+                    options,
+                    cluster.conf,
+                    cluster.logs,
+                    cluster.plugins,
+                    Ports.unassigned(rest),
+                    rest,
+                    out);
             cluster.startJobManager();
             cluster.startTaskManager();
             cluster.awaitTaskManager(Duration.ofMinutes(3));
@@ -319,11 +325,5 @@ final class LocalFlinkCluster implements AutoCloseable {
 
     private static List<String> split(String flags) {
         return Arrays.stream(flags.strip().split("\\s+")).filter(s -> !s.isEmpty()).toList();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

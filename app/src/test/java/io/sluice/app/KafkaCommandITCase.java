@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.DeadLetterSerializer;
+import io.sluice.net.Ports;
 import io.sluice.testing.Await;
 import io.sluice.testing.ChildJava;
 import io.sluice.testing.Topics;
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,7 +54,7 @@ class KafkaCommandITCase {
 
     @Test
     void shouldKeepTopicsRecordsAndOffsetsAcrossAKilledBroker() throws Exception {
-        int port = freePort();
+        int port = Ports.unassigned();
         String bootstrap = "127.0.0.1:" + port;
         SluiceConfig config = ReferenceConfig.writeInto(dir, bootstrap);
         Path data = dir.resolve("kafka");
@@ -213,11 +213,5 @@ class KafkaCommandITCase {
     private static List<String> values(
             List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> records) {
         return records.stream().map(r -> new String(r.value(), StandardCharsets.UTF_8)).toList();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

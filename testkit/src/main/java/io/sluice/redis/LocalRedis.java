@@ -1,7 +1,7 @@
 package io.sluice.redis;
 
+import io.sluice.net.Ports;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import redis.embedded.RedisServer;
 
@@ -38,9 +38,7 @@ public final class LocalRedis implements AutoCloseable {
     }
 
     private LocalRedis(java.nio.file.Path dataDir, boolean refuseConfig) throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        port = Ports.unassigned();
         var builder =
                 RedisServer.newRedisServer().port(port).bind("127.0.0.1").setting("save \"\"");
         if (dataDir == null) {

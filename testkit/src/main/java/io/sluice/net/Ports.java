@@ -1,0 +1,66 @@
+package io.sluice.net;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+
+/**
+ * Ports for a process that is yet to start, such as a job manager, a Redis server or a {@code
+ * sluice kafka} child. A port the kernel hands out for {@code bind(0)} is an ephemeral port: once
+ * released, the kernel may hand it to the next socket any process opens (a client connection,
+ * another server on port 0) before the new process binds it, and that process then fails with
+ * "Address already in use". So the port comes from below the ephemeral range, where the kernel
+ * never assigns one on its own, and is checked to be free now.
+ */
+public final class Ports {
+
+    /** Linux's ephemeral range, where {@code ip_local_port_range} cannot be read. */
+    private static final int[] DEFAULT_EPHEMERAL = {32768, 60999};
+
+    private static final int LOWEST = 10_000;
+
+    private static final SplittableRandom RANDOM = new SplittableRandom();
+
+    private Ports() {}
+
+    /**
+     * A port no process holds now and none of {@code besides}, outside the kernel's ephemeral range
+     * where it has room (else one the kernel picks).
+     */
+    public static int unassigned(int... besides) throws IOException {
+        int[] ephemeral = ephemeralRange(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+        if (ephemeral[0] - LOWEST >= 1_000) {
+            for (int attempt = 0; attempt < 100; attempt++) {
+                int port = LOWEST + RANDOM.nextInt(ephemeral[0] - LOWEST);
+                if (java.util.Arrays.stream(besides).noneMatch(b -> b == port) && free(port)) {
+                    return port;
+                }
+            }
+        }
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /**
+     * The first and last ephemeral port, from {@code file} ("32768\t60999"), or Linux's default.
+     */
+    static int[] ephemeralRange(Path file) {
+        try {
+            String[] parts = Files.readString(file).trim().split("\\s+");
+            return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+        } catch (IOException | RuntimeException unreadable) {
+            return DEFAULT_EPHEMERAL.clone();
+        }
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket socket = new ServerSocket(port)) {
+            return true;
+        } catch (IOException taken) {
+            return false;
+        }
+    }
+}
