@@ -4,7 +4,8 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.SplittableRandom;
+import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Ports for a process that is yet to start, such as a job manager, a Redis server or a {@code
@@ -21,8 +22,6 @@ public final class Ports {
 
     private static final int LOWEST = 10_000;
 
-    private static final SplittableRandom RANDOM = new SplittableRandom();
-
     private Ports() {}
 
     /**
@@ -33,8 +32,8 @@ public final class Ports {
         int[] ephemeral = ephemeralRange(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
         if (ephemeral[0] - LOWEST >= 1_000) {
             for (int attempt = 0; attempt < 100; attempt++) {
-                int port = LOWEST + RANDOM.nextInt(ephemeral[0] - LOWEST);
-                if (java.util.Arrays.stream(besides).noneMatch(b -> b == port) && free(port)) {
+                int port = ThreadLocalRandom.current().nextInt(LOWEST, ephemeral[0]);
+                if (Arrays.stream(besides).noneMatch(b -> b == port) && isFree(port)) {
                     return port;
                 }
             }
@@ -56,7 +55,8 @@ public final class Ports {
         }
     }
 
-    private static boolean free(int port) {
+    /** Whether a server socket can bind {@code port} on every address now. */
+    public static boolean isFree(int port) {
         try (ServerSocket socket = new ServerSocket(port)) {
             return true;
         } catch (IOException taken) {

@@ -4,6 +4,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.sluice.net.Ports;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -303,19 +304,11 @@ public final class LocalRedisCluster implements AutoCloseable {
             try (ServerSocket socket = new ServerSocket(0)) {
                 port = socket.getLocalPort();
             }
-            if (port + BUS_PORT_OFFSET <= 65535 && isFree(port + BUS_PORT_OFFSET)) {
+            if (port + BUS_PORT_OFFSET <= 65535 && Ports.isFree(port + BUS_PORT_OFFSET)) {
                 return port;
             }
         }
         throw new IOException("found no free port p with p + " + BUS_PORT_OFFSET + " free too");
-    }
-
-    private static boolean isFree(int port) {
-        try (ServerSocket socket = new ServerSocket(port)) {
-            return true;
-        } catch (IOException taken) {
-            return false;
-        }
     }
 
     private static String quoted(Path path) {

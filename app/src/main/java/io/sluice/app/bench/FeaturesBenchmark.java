@@ -118,8 +118,8 @@ public final class FeaturesBenchmark {
                         });
         // One unmeasured round first: a run 0 of each.
         IngestBenchmark.consumeOnly(config.kafka(), table, produced, parallelism, checkpoints);
-        sqlite.drain.rate(parallelism, 0);
-        redis.drain.rate(parallelism, 0);
+        sqlite.warmUp();
+        redis.warmUp();
         try (Progress progress = Progress.start("bench features", "runs", runs, out)) {
             for (int r = 1; r <= runs; r++) {
                 double b =
@@ -172,6 +172,11 @@ public final class FeaturesBenchmark {
 
         Drains(Drain drain) {
             this.drain = drain;
+        }
+
+        /** One unmeasured drain at the run's parallelism, as run 0. */
+        void warmUp() throws Exception {
+            drain.rate(parallelism, 0);
         }
 
         /** Drains at the run's parallelism, then at 1; returns the progress line's figures. */
