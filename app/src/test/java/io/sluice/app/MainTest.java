@@ -2,6 +2,7 @@ package io.sluice.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.net.Ports;
 import io.sluice.testing.DuckDb;
 import io.sluice.testing.TestConfigs;
 import java.io.ByteArrayOutputStream;
@@ -127,10 +128,8 @@ class MainTest {
                     .contains("--target: no job jar to submit at", "none.jar");
             Path jar = Files.writeString(dir.resolve("sluice.jar"), "not really a jar");
             System.setProperty(RemoteJob.JAR_PROPERTY, jar.toString());
-            int closed;
-            try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-                closed = socket.getLocalPort();
-            }
+            // Below the ephemeral range: no process holds it, and the kernel hands it to none.
+            int closed = Ports.unassigned();
             assertThat(
                             refused(
                                     "ingest",
@@ -169,10 +168,7 @@ class MainTest {
                                 "5",
                                 "ingest"))
                 .contains("--timeout: must be a duration");
-        int closed;
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-            closed = socket.getLocalPort();
-        }
+        int closed = Ports.unassigned();
         assertThat(refused("stop", "--config", yaml, "--target", "127.0.0.1:" + closed, "ingest"))
                 .contains("--target: no Flink REST endpoint answers at http://127.0.0.1:" + closed);
         String missing = dir.resolve("no-such-savepoint").toString();

@@ -44,6 +44,31 @@ public final class Ports {
     }
 
     /**
+     * A port {@code p} such that no process holds {@code p} or {@code p + offset} now, both below
+     * the kernel's ephemeral range where it has room (else {@code p} is one the kernel picks): for
+     * a server that also binds a second port at a fixed offset, such as a Redis Cluster node's
+     * cluster bus.
+     */
+    public static int unassignedPair(int offset) throws IOException {
+        int[] ephemeral = ephemeralRange(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+        int below = ephemeral[0] - offset;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port;
+            if (below - LOWEST >= 1_000) {
+                port = ThreadLocalRandom.current().nextInt(LOWEST, below);
+            } else {
+                try (ServerSocket socket = new ServerSocket(0)) {
+                    port = socket.getLocalPort();
+                }
+            }
+            if (port + offset <= 65535 && isFree(port) && isFree(port + offset)) {
+                return port;
+            }
+        }
+        throw new IOException("found no free port p with p + " + offset + " free too");
+    }
+
+    /**
      * The first and last ephemeral port, from {@code file} ("32768\t60999"), or Linux's default.
      */
     static int[] ephemeralRange(Path file) {

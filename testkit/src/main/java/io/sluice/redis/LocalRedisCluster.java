@@ -8,7 +8,6 @@ import io.sluice.net.Ports;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -150,7 +149,7 @@ public final class LocalRedisCluster implements AutoCloseable {
         // The port is free when chosen but another process may take it before Redis binds it:
         // then the server exits at once and the node is tried again on other ports.
         for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
-            int port = freePortWithFreeBusPort();
+            int port = Ports.unassignedPair(BUS_PORT_OFFSET);
             Path config = nodeDir.resolve("redis.conf");
             Files.writeString(config, config(port, nodeDir), StandardCharsets.UTF_8);
             RedisServer server = new RedisServer(port, List.of(binary, config.toString()), false);
@@ -298,19 +297,6 @@ public final class LocalRedisCluster implements AutoCloseable {
     }
 
     /** A free port p whose cluster bus port, p + 10000, is free too. */
-    private static int freePortWithFreeBusPort() throws IOException {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int port;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                port = socket.getLocalPort();
-            }
-            if (port + BUS_PORT_OFFSET <= 65535 && Ports.isFree(port + BUS_PORT_OFFSET)) {
-                return port;
-            }
-        }
-        throw new IOException("found no free port p with p + " + BUS_PORT_OFFSET + " free too");
-    }
-
     private static String quoted(Path path) {
         return "\"" + path.toAbsolutePath() + "\"";
     }

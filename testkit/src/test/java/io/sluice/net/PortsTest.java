@@ -23,6 +23,19 @@ class PortsTest {
     }
 
     @Test
+    void aPairIsBelowTheEphemeralRangeAndBothItsPortsAreFreeToBind() throws Exception {
+        int[] ephemeral = Ports.ephemeralRange(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+        for (int i = 0; i < 20; i++) {
+            int port = Ports.unassignedPair(10_000);
+            assertThat(port + 10_000).isBetween(20_000, ephemeral[0] - 1);
+            try (ServerSocket first = new ServerSocket(port);
+                    ServerSocket second = new ServerSocket(port + 10_000)) {
+                assertThat(second.getLocalPort() - first.getLocalPort()).isEqualTo(10_000);
+            }
+        }
+    }
+
+    @Test
     void aPortHeldOrSetAsideIsNeverReturned() throws Exception {
         try (ServerSocket held = new ServerSocket(Ports.unassigned())) {
             int aside = Ports.unassigned();
