@@ -151,7 +151,7 @@ final class CompactCommand implements Callable<Integer> {
         Set<String> hours = new TreeSet<>();
         for (TableConfig t : cfg.tables()) {
             for (String partition :
-                    new HourCompactor(t, cfg.rootUri(), 1).pending(from, to, force)) {
+                    HourCompactor.builder(t, cfg.rootUri()).build().pending(from, to, force)) {
                 hours.add(t.name() + " " + partition);
             }
         }

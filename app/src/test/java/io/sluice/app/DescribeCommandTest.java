@@ -55,12 +55,10 @@ class DescribeCommandTest {
         // Two hours compacted as the compact job does, each committed to the catalog.
         try (LakeCatalog catalog = LakeCatalog.open(cfg)) {
             HourCompactor compactor =
-                    new HourCompactor(
-                            purchases,
-                            dir.toUri(),
-                            1,
-                            HourCompactor.memoryBudget(cfg.compact(), 1),
-                            new IcebergHours(catalog.table(purchases), purchases));
+                    HourCompactor.builder(purchases, dir.toUri())
+                            .memoryBudget(HourCompactor.memoryBudget(cfg.compact(), 1))
+                            .iceberg(new IcebergHours(catalog.table(purchases), purchases))
+                            .build();
             compactedRows += compactor.compact("dt=2026-11-21/hr=03", false).rows();
             compactedRows += compactor.compact("dt=2026-11-21/hr=04", false).rows();
         }

@@ -227,8 +227,11 @@ public final class CompactJob {
                     (name, t) ->
                             compactors.put(
                                     name,
-                                    HourCompactor.of(
-                                            t, URI.create(root), threads, memoryBudget, catalog)));
+                                    HourCompactor.builder(t, URI.create(root))
+                                            .threads(threads)
+                                            .memoryBudget(memoryBudget)
+                                            .catalog(catalog)
+                                            .build()));
             var metrics = getRuntimeContext().getMetricGroup();
             compacted = metrics.counter("hoursCompacted");
             upToDate = metrics.counter("hoursUpToDate");

@@ -23,12 +23,11 @@ public final class Compaction {
             SluiceConfig config, TableConfig table, int threads) throws IOException {
         try (LakeCatalog catalog = config.catalog().isEnabled() ? LakeCatalog.open(config) : null) {
             HourCompactor compactor =
-                    HourCompactor.of(
-                            table,
-                            config.rootUri(),
-                            threads,
-                            HourCompactor.memoryBudget(config.compact(), 1),
-                            catalog);
+                    HourCompactor.builder(table, config.rootUri())
+                            .threads(threads)
+                            .memoryBudget(HourCompactor.memoryBudget(config.compact(), 1))
+                            .catalog(catalog)
+                            .build();
             List<HourCompactor.Result> results = new ArrayList<>();
             for (String hour : compactor.pending(Optional.empty(), Optional.empty(), false)) {
                 results.add(compactor.compact(hour, false));

@@ -109,105 +109,109 @@ public final class HourCompactor {
     private final IcebergCommits iceberg;
 
     /**
-     * @param root the local directory of {@code storage.root}
+     * A compactor of {@code table} under {@code root} (a local {@code storage.root}), one thread.
      */
     public HourCompactor(TableConfig table, Path root) {
-        this(table, root.toUri(), 1);
+        this(builder(table, root.toUri()));
     }
 
-    /**
-     * @param threads threads that read one hour's landing files and write its bucket files
-     */
-    public HourCompactor(TableConfig table, Path root, int threads) {
-        this(table, root.toUri(), threads);
-    }
-
-    /**
-     * @param root {@code storage.root}: a {@code file:} directory or an object store's prefix
-     * @param threads threads that read one hour's landing files and write its bucket files
-     */
-    public HourCompactor(TableConfig table, URI root, int threads) {
-        this(table, root, threads, memoryBudget(CompactConfig.DEFAULTS, 1));
-    }
-
-    /**
-     * @param memoryBudget bytes an hour's rows may take on the heap before it is sorted through
-     *     local disk instead ({@link #memoryBudget(CompactConfig, int)})
-     */
-    public HourCompactor(TableConfig table, URI root, int threads, long memoryBudget) {
-        this(table, root, threads, memoryBudget, bucketsWritten -> {});
-    }
-
-    /**
-     * @param afterBucket called with the number of bucket files written so far; tests use it to
-     *     stop the process half-way
-     */
-    HourCompactor(TableConfig table, URI root, int threads, IntConsumer afterBucket) {
-        this(table, root, threads, memoryBudget(CompactConfig.DEFAULTS, 1), afterBucket);
-    }
-
-    HourCompactor(
-            TableConfig table, URI root, int threads, long memoryBudget, IntConsumer afterBucket) {
-        this(table, root, threads, memoryBudget, afterBucket, null);
-    }
-
-    /**
-     * @param iceberg the table's Iceberg table: each hour published is then also committed to it,
-     *     as one overwrite of the hour's partition ({@link IcebergHours#commit})
-     */
-    public HourCompactor(
-            TableConfig table, URI root, int threads, long memoryBudget, IcebergHours iceberg) {
-        this(table, root, threads, memoryBudget, bucketsWritten -> {}, iceberg);
-    }
-
-    HourCompactor(
-            TableConfig table,
-            URI root,
-            int threads,
-            long memoryBudget,
-            IntConsumer afterBucket,
-            IcebergHours iceberg) {
-        if (threads < 1) {
-            throw new IllegalArgumentException("threads must be >= 1");
-        }
-        if (memoryBudget < 1) {
-            throw new IllegalArgumentException("memoryBudget must be >= 1");
-        }
-        this.table = table;
-        this.threads = threads;
-        this.memoryBudget = memoryBudget;
+    private HourCompactor(Builder options) {
+        URI root = options.root;
+        this.table = options.table;
+        this.threads = options.threads;
+        this.memoryBudget = options.memoryBudget;
         this.stagingRoot = LakeFiles.resolve(root, "_staging/compact/" + table.name());
         this.warehouseSchema = WarehouseSchema.of(table.schema());
-        this.bucketFiles = new BucketFiles(table, warehouseSchema, afterBucket);
+        this.bucketFiles = new BucketFiles(table, warehouseSchema, options.afterBucket);
         this.hourRows = new HourRows(table);
         this.hours = new WarehouseHours(table, root);
         this.iceberg =
-                iceberg == null
+                options.iceberg == null
                         ? null
                         : new IcebergCommits(
-                                iceberg,
+                                options.iceberg,
                                 hours,
                                 LakeFiles.resolve(root, "warehouse/" + table.name()));
     }
 
     /**
-     * A compactor that, with {@code catalog} (null for none), commits each hour it publishes to the
-     * table's Iceberg table, and whose {@link #pending} hours include those published but not
-     * committed.
+     * A compactor of {@code table} under {@code root}: {@code storage.root}, a {@code file:}
+     * directory or an object store's prefix. Without more options it runs on one thread, with the
+     * default memory budget and no catalog.
      */
-    public static HourCompactor of(
-            TableConfig table, URI root, int threads, long memoryBudget, LakeCatalog catalog) {
-        return new HourCompactor(
-                table,
-                root,
-                threads,
-                memoryBudget,
-                catalog == null ? null : new IcebergHours(catalog.table(table), table));
+    public static Builder builder(TableConfig table, URI root) {
+        return new Builder(table, root);
     }
 
-    /** A compactor for planning ({@link #pending}), with {@code catalog} as {@link #of}. */
+    /** A compactor for planning ({@link #pending}), with {@code catalog} (null for none). */
     static HourCompactor planner(TableConfig table, String root, LakeCatalog catalog) {
-        return of(table, URI.create(root), 1, memoryBudget(CompactConfig.DEFAULTS, 1), catalog);
+        return builder(table, URI.create(root)).catalog(catalog).build();
+    }
+
+    /** How a compactor runs besides its table and root; {@link #build} makes it. */
+    public static final class Builder {
+        private final TableConfig table;
+        private final URI root;
+        private int threads = 1;
+        private long memoryBudget = HourCompactor.memoryBudget(CompactConfig.DEFAULTS, 1);
+        private IcebergHours iceberg;
+        private IntConsumer afterBucket = bucketsWritten -> {};
+
+        private Builder(TableConfig table, URI root) {
+            this.table = table;
+            this.root = root;
+        }
+
+        /** Threads that read one hour's landing files and write its bucket files. */
+        public Builder threads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("threads must be >= 1, got " + threads);
+            }
+            this.threads = threads;
+            return this;
+        }
+
+        /**
+         * Bytes an hour's rows may take on the heap before it is sorted through local disk instead
+         * ({@link #memoryBudget(CompactConfig, int)}).
+         */
+        public Builder memoryBudget(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("memoryBudget must be >= 1, got " + bytes);
+            }
+            this.memoryBudget = bytes;
+            return this;
+        }
+
+        /**
+         * Commits each hour published to the table's Iceberg table in {@code catalog} (null for
+         * none), and counts hours published but not committed as {@link #pending}.
+         */
+        public Builder catalog(LakeCatalog catalog) {
+            return iceberg(catalog == null ? null : new IcebergHours(catalog.table(table), table));
+        }
+
+        /**
+         * The table's Iceberg table: each hour published is then also committed to it, as one
+         * overwrite of the hour's partition ({@link IcebergHours#commit}).
+         */
+        public Builder iceberg(IcebergHours iceberg) {
+            this.iceberg = iceberg;
+            return this;
+        }
+
+        /**
+         * Called with the number of bucket files written so far; tests use it to stop the process
+         * half-way.
+         */
+        Builder afterBucket(IntConsumer afterBucket) {
+            this.afterBucket = afterBucket;
+            return this;
+        }
+
+        public HourCompactor build() {
+            return new HourCompactor(this);
+        }
     }
 
     /**

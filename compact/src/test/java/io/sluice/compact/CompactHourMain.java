@@ -45,7 +45,9 @@ public final class CompactHourMain {
                 TestConfigs.shop(root, "localhost:1", "t").table("purchases").orElseThrow();
         HourCompactor compactor =
                 "in-memory".equals(args[2])
-                        ? new HourCompactor(purchases, root.toUri(), 1, Long.MAX_VALUE / 4)
+                        ? HourCompactor.builder(purchases, root.toUri())
+                                .memoryBudget(Long.MAX_VALUE / 4)
+                                .build()
                         : new HourCompactor(purchases, root);
         System.out.println(
                 "max heap "

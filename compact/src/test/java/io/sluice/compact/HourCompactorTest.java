@@ -72,6 +72,17 @@ class HourCompactorTest {
         return new HourCompactor(purchases, root);
     }
 
+    @Test
+    void theBuilderRefusesNoThreadsAndNoMemoryNamingTheOption() {
+        HourCompactor.Builder builder = HourCompactor.builder(purchases, root.toUri());
+        assertThatThrownBy(() -> builder.threads(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("threads must be >= 1, got 0");
+        assertThatThrownBy(() -> builder.memoryBudget(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("memoryBudget must be >= 1, got 0");
+    }
+
     private String glob() {
         return root.resolve("warehouse/purchases") + "/*/*/*.parquet";
     }
@@ -271,7 +282,7 @@ class HourCompactorTest {
         assertThat(contents(Path.of(compactor.warehouseHour(hour)))).isEqualTo(first);
 
         // Buckets written on several threads: still the same files, byte for byte.
-        new HourCompactor(purchases, root, 3).compact(hour, true);
+        HourCompactor.builder(purchases, root.toUri()).threads(3).build().compact(hour, true);
         assertThat(contents(Path.of(compactor.warehouseHour(hour)))).isEqualTo(first);
     }
 
@@ -289,15 +300,14 @@ class HourCompactorTest {
 
         // The process dies after writing some buckets: an Error skips every cleanup path.
         HourCompactor crashing =
-                new HourCompactor(
-                        purchases,
-                        root.toUri(),
-                        1,
-                        bucketsWritten -> {
-                            if (bucketsWritten == 3) {
-                                throw new SimulatedCrash();
-                            }
-                        });
+                HourCompactor.builder(purchases, root.toUri())
+                        .afterBucket(
+                                bucketsWritten -> {
+                                    if (bucketsWritten == 3) {
+                                        throw new SimulatedCrash();
+                                    }
+                                })
+                        .build();
         assertThatThrownBy(() -> crashing.compact(hour, false)).isInstanceOf(SimulatedCrash.class);
         assertThat(contents(target)).isEqualTo(before);
         try (Stream<Path> all = Files.walk(root.resolve("warehouse"))) {

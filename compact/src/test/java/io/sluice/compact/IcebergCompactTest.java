@@ -69,12 +69,9 @@ class IcebergCompactTest {
     }
 
     private HourCompactor compactor(boolean withCatalog) {
-        return new HourCompactor(
-                purchases,
-                root.toUri(),
-                1,
-                HourCompactor.memoryBudget(io.sluice.config.CompactConfig.DEFAULTS, 1),
-                withCatalog ? new IcebergHours(table, purchases) : null);
+        return HourCompactor.builder(purchases, root.toUri())
+                .iceberg(withCatalog ? new IcebergHours(table, purchases) : null)
+                .build();
     }
 
     @Test

@@ -82,8 +82,8 @@ class S3HourCompactorITCase {
     @Test
     void compactsToTheSameObjectsAsOnAFileRootAndACrashBeforeTheManifestLosesNothing()
             throws Exception {
-        HourCompactor onS3 = new HourCompactor(purchases, lake, 2);
-        HourCompactor onFile = new HourCompactor(purchases, local, 2);
+        HourCompactor onS3 = HourCompactor.builder(purchases, lake).threads(2).build();
+        HourCompactor onFile = HourCompactor.builder(purchases, local.toUri()).threads(2).build();
         List<String> pending = onS3.pending(Optional.empty(), Optional.empty(), false);
         assertThat(pending)
                 .contains(HOUR)
@@ -112,15 +112,14 @@ class S3HourCompactorITCase {
         // every cleanup path.
         int bucketFiles = expected.size() - 1;
         HourCompactor crashing =
-                new HourCompactor(
-                        purchases,
-                        lake,
-                        1,
-                        uploaded -> {
-                            if (uploaded == bucketFiles) {
-                                throw new SimulatedCrash();
-                            }
-                        });
+                HourCompactor.builder(purchases, lake)
+                        .afterBucket(
+                                uploaded -> {
+                                    if (uploaded == bucketFiles) {
+                                        throw new SimulatedCrash();
+                                    }
+                                })
+                        .build();
         assertThatThrownBy(() -> crashing.compact(HOUR, false)).isInstanceOf(SimulatedCrash.class);
         Map<String, String> afterCrash = new TreeMap<>(before);
         afterCrash.putAll(added);
@@ -169,12 +168,11 @@ class S3HourCompactorITCase {
                 LakeCatalog.open(CatalogConfig.sqlite(local.resolve("catalog.db")), lake)) {
             Table table = catalog.table(purchases);
             HourCompactor onS3 =
-                    new HourCompactor(
-                            purchases,
-                            lake,
-                            2,
-                            HourCompactor.memoryBudget(CompactConfig.DEFAULTS, 2),
-                            new IcebergHours(table, purchases));
+                    HourCompactor.builder(purchases, lake)
+                            .threads(2)
+                            .memoryBudget(HourCompactor.memoryBudget(CompactConfig.DEFAULTS, 2))
+                            .iceberg(new IcebergHours(table, purchases))
+                            .build();
             List<String> pending = onS3.pending(Optional.empty(), Optional.empty(), false);
             for (String hour : pending) {
                 onS3.compact(hour, false);

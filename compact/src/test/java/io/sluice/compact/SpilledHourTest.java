@@ -117,7 +117,10 @@ class SpilledHourTest {
     /** Compacts the hour (again) and returns its warehouse files by name. */
     private Map<String, byte[]> compact(long budget, int threads) throws IOException {
         HourCompactor compactor =
-                new HourCompactor(purchases, root.toUri(), threads, budget, written -> {});
+                HourCompactor.builder(purchases, root.toUri())
+                        .threads(threads)
+                        .memoryBudget(budget)
+                        .build();
         assertThat(compactor.compact(HOUR, true).outcome())
                 .isEqualTo(HourCompactor.Outcome.COMPACTED);
         Map<String, byte[]> files = new TreeMap<>();

@@ -81,8 +81,8 @@ public final class CompactionBenchmark {
         Path rawHour = root.resolve("raw").resolve(table.name()).resolve(partition);
         Path plain = workDir.resolve("plain.parquet");
         int cores = Runtime.getRuntime().availableProcessors();
-        HourCompactor oneThread = new HourCompactor(table, root, 1);
-        HourCompactor allCores = new HourCompactor(table, root, cores);
+        HourCompactor oneThread = HourCompactor.builder(table, root.toUri()).build();
+        HourCompactor allCores = HourCompactor.builder(table, root.toUri()).threads(cores).build();
 
         // One unmeasured round first, so no side pays for the JIT.
         plainRewrite(table, rawHour, plain);

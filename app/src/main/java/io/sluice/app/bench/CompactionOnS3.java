@@ -46,7 +46,7 @@ final class CompactionOnS3 {
         try (LocalS3 server = LocalS3.start(workDir.resolve("s3"), "lake")) {
             LakeFileSystem.initialize(server.storage("bench"), server.env());
             CompactionBenchmark.compactionRate(
-                    new HourCompactor(table, upload(server, "warm-up", rawHour), 1),
+                    HourCompactor.builder(table, upload(server, "warm-up", rawHour)).build(),
                     partition,
                     rows);
             List<Double> plainRates = new ArrayList<>();
@@ -61,13 +61,15 @@ final class CompactionOnS3 {
                 fileRates.add(CompactionBenchmark.compactionRate(onFile, partition, rows));
                 s3One.add(
                         CompactionBenchmark.compactionRate(
-                                new HourCompactor(table, upload(server, "one-" + run, rawHour), 1),
+                                HourCompactor.builder(table, upload(server, "one-" + run, rawHour))
+                                        .build(),
                                 partition,
                                 rows));
                 s3All.add(
                         CompactionBenchmark.compactionRate(
-                                new HourCompactor(
-                                        table, upload(server, "all-" + run, rawHour), cores),
+                                HourCompactor.builder(table, upload(server, "all-" + run, rawHour))
+                                        .threads(cores)
+                                        .build(),
                                 partition,
                                 rows));
                 s3OfPlain.add(s3One.get(run - 1) / plainRates.get(run - 1));

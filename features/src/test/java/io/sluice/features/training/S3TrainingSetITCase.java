@@ -103,7 +103,8 @@ class S3TrainingSetITCase {
         uploadRaw(local, storage.rootUri());
         List<String> pending = Compaction.compactAll(onFile, table);
         assertThat(pending).hasSizeGreaterThanOrEqualTo(2);
-        assertThat(compactAll(new HourCompactor(table, storage.rootUri(), 1))).isEqualTo(pending);
+        assertThat(compactAll(HourCompactor.builder(table, storage.rootUri()).build()))
+                .isEqualTo(pending);
         List<GeneratedRecord> generated = new ArrayList<>();
         new Generator(List.of(table), options).run(generated::add);
         events = Expected.events(view, table, generated);
@@ -240,12 +241,10 @@ class S3TrainingSetITCase {
         List<String> hours;
         try (LakeCatalog catalog = LakeCatalog.open(lake)) {
             HourCompactor compactor =
-                    new HourCompactor(
-                            table,
-                            storage.rootUri(),
-                            1,
-                            64L << 20,
-                            new IcebergHours(catalog.table(table), table));
+                    HourCompactor.builder(table, storage.rootUri())
+                            .memoryBudget(64L << 20)
+                            .iceberg(new IcebergHours(catalog.table(table), table))
+                            .build();
             hours = compactAll(compactor);
             TrainingSetRequest request = request(spine("pinned.parquet", 3, 300));
             TrainingSetResult first = new TrainingSetBuilder(lake, 2).build(request);
