@@ -15,6 +15,8 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
@@ -302,6 +304,25 @@ final class RedisConnection implements AutoCloseable {
     }
 
     /**
+     * Stops Lettuce's timer and lets its computation threads run what they hold, before the client
+     * releases its event loops. Every connection attempt arms a handshake timeout, which fires even
+     * after a refused connection: its guard, run on a computation thread, closes the channel and
+     * notifies the channel's event loop. Run after the client has shut that loop down, Netty logged
+     * the rejected notification with a stack trace as the process stopped.
+     */
+    private void settleHandshakeTimeouts() {
+        resources.timer().stop();
+        if (resources.eventExecutorGroup().isShuttingDown()) {
+            return; // closed before
+        }
+        List<Future<?>> settled = new ArrayList<>();
+        for (EventExecutor executor : resources.eventExecutorGroup()) {
+            settled.add(executor.submit(() -> {}));
+        }
+        settled.forEach(f -> f.awaitUninterruptibly(timeout.toMillis()));
+    }
+
+    /**
      * Closes the connection, the client and its event loops, after any connection attempt under way
      * has ended (within the handshake's timeout), and holding off new ones: an attempt whose event
      * loop shut down under it failed with a stack trace logged by Netty, in a server that stopped
@@ -317,6 +338,7 @@ final class RedisConnection implements AutoCloseable {
             quiet = false;
         }
         try {
+            settleHandshakeTimeouts();
             Connected c = connected;
             if (c != null) {
                 c.connection().close();
