@@ -68,8 +68,9 @@ public final class LakeCatalog implements Closeable {
         URI warehouseRoot = URI.create(storageRoot + "/warehouse");
         Map<String, String> props = catalog.icebergProperties(warehouseRoot);
         // Hadoop's file systems (under Iceberg's HadoopFileIO) keep the context class loader of
-        // the thread that first loads them, in static state and a shutdown hook; in a Flink task
-        // that is the job's class loader, closed when the job ends. Load them with Sluice's own.
+        // the thread that first loads them, in static state and a shutdown hook, and so do
+        // Iceberg's pool threads (IcebergWorkers); in a Flink task that is the job's class loader,
+        // closed when the job ends. Load and start them with Sluice's own.
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(LakeCatalog.class.getClassLoader());
@@ -77,6 +78,7 @@ public final class LakeCatalog implements Closeable {
         // this JVM opening a new database at once would race on that.
         synchronized (LakeCatalog.class) {
             try {
+                IcebergWorkers.start();
                 Configuration conf = new Configuration();
                 conf.setClassLoader(LakeCatalog.class.getClassLoader());
                 FileSystem.getLocal(conf);
