@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.compact.testing.CompactedHours;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -13,7 +14,6 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
-import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.ParquetFiles;
@@ -112,7 +112,7 @@ class SubMillisecondSpineITCase {
                     event(template, "lonely-" + edge, edge - def.ttlMillis() - 1, records.size()));
         }
         LandingHours.write(root, table, records, 1, false);
-        Compaction.compactAll(config, table);
+        CompactedHours.compactAll(config, table);
         events = Expected.events(view, table, records);
         assertThat(events.get("edge-" + tileEdge)).hasSize(17);
     }

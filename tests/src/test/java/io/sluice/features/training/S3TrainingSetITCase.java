@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.catalog.IcebergHours;
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.compact.HourCompactor;
+import io.sluice.compact.testing.CompactedHours;
 import io.sluice.config.CatalogConfig;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
@@ -17,7 +18,6 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
-import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.ParquetFiles;
@@ -101,7 +101,7 @@ class S3TrainingSetITCase {
         LandingHours.write(local, table, options, 2, true);
         // The raw hours as landed, uploaded; each lake compacts its own.
         uploadRaw(local, storage.rootUri());
-        List<String> pending = Compaction.compactAll(onFile, table);
+        List<String> pending = CompactedHours.compactAll(onFile, table);
         assertThat(pending).hasSizeGreaterThanOrEqualTo(2);
         assertThat(compactAll(HourCompactor.builder(table, storage.rootUri()).build()))
                 .isEqualTo(pending);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.sluice.compact.testing.CompactedHours;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -13,7 +14,6 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
-import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.ParquetFiles;
@@ -92,7 +92,7 @@ class TrainingSetCompletenessITCase {
         new Generator(config.tables(), options).run(generated::add);
         for (TableConfig table : config.tables()) {
             LandingHours.write(root, table, generated, 1, false);
-            Compaction.compactAll(config, table);
+            CompactedHours.compactAll(config, table);
         }
         TreeSet<String> known = new TreeSet<>();
         for (FeatureViewConfig view : config.featureViews()) {

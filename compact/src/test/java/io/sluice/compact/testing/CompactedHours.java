@@ -1,4 +1,4 @@
-package io.sluice.features.testing;
+package io.sluice.compact.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,9 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Compacts a table's landing hours as {@code sluice compact} does, checking each one compacts. */
-public final class Compaction {
+public final class CompactedHours {
 
-    private Compaction() {}
+    private CompactedHours() {}
 
     /**
      * Compacts every pending hour of {@code table} ({@link io.sluice.compact.Compaction}), each of

@@ -3,6 +3,7 @@ package io.sluice.features.training;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.compact.testing.CompactedHours;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -11,7 +12,6 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
-import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.ParquetFiles;
@@ -79,7 +79,7 @@ class TrainingSetEntitiesITCase {
             List<GeneratedRecord> generated = new ArrayList<>();
             new Generator(List.of(table), options).run(generated::add);
             LandingHours.write(root, table, generated, 1, false);
-            Compaction.compactAll(config, table);
+            CompactedHours.compactAll(config, table);
             defs.put(name, ViewDef.of(view, table));
             entity.put(name, view.entity());
             events.put(name, Expected.events(view, table, generated));

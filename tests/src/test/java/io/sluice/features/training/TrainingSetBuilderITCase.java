@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.catalog.LakeCatalog;
 import io.sluice.compact.HourCompactor;
+import io.sluice.compact.testing.CompactedHours;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
@@ -15,7 +16,6 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.online.FeatureReader.FeatureRef;
-import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Definition;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.ParquetFiles;
@@ -81,7 +81,7 @@ class TrainingSetBuilderITCase {
         table = config.table(view.source()).orElseThrow();
         GeneratorOptions options = GeneratorOptions.defaults(6_000, 21).withStart(START);
         LandingHours.write(root, table, options, 2, true);
-        Compaction.compactAll(config, table);
+        CompactedHours.compactAll(config, table);
         List<GeneratedRecord> generated = new ArrayList<>();
         new Generator(List.of(table), options).run(generated::add);
         events = Expected.events(view, table, generated);

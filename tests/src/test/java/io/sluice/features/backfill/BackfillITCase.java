@@ -2,10 +2,10 @@ package io.sluice.features.backfill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.compact.testing.CompactedHours;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
-import io.sluice.features.testing.Compaction;
 import io.sluice.features.testing.Expected;
 import io.sluice.features.testing.StreamingRun;
 import io.sluice.generate.GeneratedRecord;
@@ -177,7 +177,7 @@ class BackfillITCase {
         long rows = 0;
         for (TableConfig table : config.tables()) {
             LandingHours.write(root, table, generated, 2, true);
-            Compaction.compactAll(config, table);
+            CompactedHours.compactAll(config, table);
             for (WarehouseManifest m :
                     WarehouseManifest.readAll(root.resolve("warehouse").resolve(table.name()))) {
                 rows += m.rows();

@@ -2,11 +2,11 @@ package io.sluice.features.backfill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.compact.testing.CompactedHours;
 import io.sluice.config.FeatureViewConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.StorageConfig;
 import io.sluice.config.TableConfig;
-import io.sluice.features.testing.Compaction;
 import io.sluice.generate.GeneratedRecord;
 import io.sluice.generate.Generator;
 import io.sluice.generate.GeneratorOptions;
@@ -60,7 +60,7 @@ class S3BackfillITCase {
                 .run(generated::add);
         for (TableConfig table : onFile.tables()) {
             LandingHours.write(local, table, generated, 2, true);
-            Compaction.compactAll(onFile, table);
+            CompactedHours.compactAll(onFile, table);
         }
         StorageConfig lake = S3.newLake();
         LakeFileSystem.initialize(lake, S3.server().env());
