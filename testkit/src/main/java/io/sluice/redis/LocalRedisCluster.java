@@ -296,7 +296,6 @@ public final class LocalRedisCluster implements AutoCloseable {
         return seen.size() == NODES ? null : "CLUSTER NODES knows only " + seen;
     }
 
-    /** A free port p whose cluster bus port, p + 10000, is free too. */
     private static String quoted(Path path) {
         return "\"" + path.toAbsolutePath() + "\"";
     }

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -308,18 +309,24 @@ final class RedisConnection implements AutoCloseable {
      * releases its event loops. Every connection attempt arms a handshake timeout, which fires even
      * after a refused connection: its guard, run on a computation thread, closes the channel and
      * notifies the channel's event loop. Run after the client has shut that loop down, Netty logged
-     * the rejected notification with a stack trace as the process stopped.
+     * the rejected notification with a stack trace as the process stopped. The connection is closed
+     * first: commands and reconnects arm timeouts on the same timer, and a stopped one refuses
+     * them.
      */
     private void settleHandshakeTimeouts() {
         resources.timer().stop();
-        if (resources.eventExecutorGroup().isShuttingDown()) {
-            return; // closed before
-        }
         List<Future<?>> settled = new ArrayList<>();
         for (EventExecutor executor : resources.eventExecutorGroup()) {
-            settled.add(executor.submit(() -> {}));
+            try {
+                settled.add(executor.submit(() -> {}));
+            } catch (RejectedExecutionException closedBefore) {
+                // shut down by an earlier close: nothing left to settle on it
+            }
         }
-        settled.forEach(f -> f.awaitUninterruptibly(timeout.toMillis()));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (Future<?> f : settled) {
+            f.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
     }
 
     /**
@@ -338,11 +345,11 @@ final class RedisConnection implements AutoCloseable {
             quiet = false;
         }
         try {
-            settleHandshakeTimeouts();
             Connected c = connected;
             if (c != null) {
                 c.connection().close();
             }
+            settleHandshakeTimeouts();
             client.close();
         } catch (Exception e) {
             throw new IOException("closing the Redis client failed: " + e, e);
