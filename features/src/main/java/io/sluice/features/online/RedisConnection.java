@@ -275,6 +275,11 @@ final class RedisConnection implements AutoCloseable {
         return connecting.isLocked();
     }
 
+    /** Lettuce's event loops, timer and computation threads, for tests of how they stop. */
+    ClientResources resources() {
+        return resources;
+    }
+
     /**
      * The {@link IOException} a failed command is reported with, by {@link #await(RedisFuture)} and
      * by a stage waiting on the command. Lettuce times each command out by itself ({@link

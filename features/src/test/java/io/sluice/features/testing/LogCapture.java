@@ -22,7 +22,12 @@ public final class LogCapture implements AutoCloseable {
     private final AbstractAppender appender;
 
     public LogCapture(Class<?> logger) {
-        this.loggerName = logger.getName();
+        this(logger.getName());
+    }
+
+    /** What the logger named {@code loggerName} writes, such as one of Netty's sub-loggers. */
+    public LogCapture(String loggerName) {
+        this.loggerName = loggerName;
         LoggerContext context = (LoggerContext) LogManager.getContext(false);
         Configuration config = context.getConfiguration();
         appender =
