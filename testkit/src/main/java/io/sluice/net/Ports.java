@@ -25,22 +25,11 @@ public final class Ports {
     private Ports() {}
 
     /**
-     * A port no process holds now and none of {@code besides}, outside the kernel's ephemeral range
+     * A port no process holds now and none of {@code besides}, below the kernel's ephemeral range
      * where it has room (else one the kernel picks).
      */
     public static int unassigned(int... besides) throws IOException {
-        int[] ephemeral = ephemeralRange(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
-        if (ephemeral[0] - LOWEST >= 1_000) {
-            for (int attempt = 0; attempt < 100; attempt++) {
-                int port = ThreadLocalRandom.current().nextInt(LOWEST, ephemeral[0]);
-                if (Arrays.stream(besides).noneMatch(b -> b == port) && isFree(port)) {
-                    return port;
-                }
-            }
-        }
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return pick(0, besides);
     }
 
     /**
@@ -50,6 +39,10 @@ public final class Ports {
      * cluster bus.
      */
     public static int unassignedPair(int offset) throws IOException {
+        return pick(offset);
+    }
+
+    private static int pick(int offset, int... besides) throws IOException {
         int[] ephemeral = ephemeralRange(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
         int below = ephemeral[0] - offset;
         for (int attempt = 0; attempt < 100; attempt++) {
@@ -61,11 +54,17 @@ public final class Ports {
                     port = socket.getLocalPort();
                 }
             }
-            if (port + offset <= 65535 && isFree(port) && isFree(port + offset)) {
+            if (port + offset <= 65535
+                    && Arrays.stream(besides).noneMatch(b -> b == port)
+                    && isFree(port)
+                    && (offset == 0 || isFree(port + offset))) {
                 return port;
             }
         }
-        throw new IOException("found no free port p with p + " + offset + " free too");
+        throw new IOException(
+                offset == 0
+                        ? "found no free port"
+                        : "found no free port p with p + " + offset + " free too");
     }
 
     /**
@@ -81,7 +80,7 @@ public final class Ports {
     }
 
     /** Whether a server socket can bind {@code port} on every address now. */
-    public static boolean isFree(int port) {
+    private static boolean isFree(int port) {
         try (ServerSocket socket = new ServerSocket(port)) {
             return true;
         } catch (IOException taken) {
