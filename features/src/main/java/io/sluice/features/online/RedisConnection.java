@@ -73,8 +73,8 @@ final class RedisConnection implements AutoCloseable {
         this.uri = uri;
         this.timeout = timeout;
         this.resources = DefaultClientResources.builder().nettyCustomizer(new QuickAck()).build();
-        if (isCluster(uri)) {
-            List<RedisURI> seeds = seeds(uri);
+        if (RedisUris.isCluster(uri)) {
+            List<RedisURI> seeds = RedisUris.seeds(uri);
             seeds.forEach(seed -> seed.setTimeout(timeout));
             RedisClusterClient cluster = RedisClusterClient.create(resources, seeds);
             cluster.setOptions(failFast(ClusterClientOptions.builder(), timeout).build());
@@ -132,7 +132,7 @@ final class RedisConnection implements AutoCloseable {
         if (!connecting.tryLock()) {
             throw new IOException(
                     "not connected to Redis at "
-                            + redacted(uri)
+                            + RedisUris.redacted(uri)
                             + ": another attempt is under way");
         }
         try {
@@ -143,7 +143,10 @@ final class RedisConnection implements AutoCloseable {
                     connected = made;
                 } catch (RuntimeException e) {
                     throw new IOException(
-                            "cannot connect to Redis at " + redacted(uri) + ": " + e.getMessage(),
+                            "cannot connect to Redis at "
+                                    + RedisUris.redacted(uri)
+                                    + ": "
+                                    + e.getMessage(),
                             e);
                 }
             }
@@ -151,45 +154,6 @@ final class RedisConnection implements AutoCloseable {
         } finally {
             connecting.unlock();
         }
-    }
-
-    /** {@code uri} without its password. */
-    private static String redacted(URI uri) {
-        return uri.getRawUserInfo() == null
-                ? uri.toString()
-                : uri.toString().replace(uri.getRawUserInfo() + "@", "***@");
-    }
-
-    /** Whether {@code uri} names a cluster's seed nodes. */
-    public static boolean isCluster(URI uri) {
-        String scheme = uri.getScheme();
-        return "redis-cluster".equals(scheme) || "rediss-cluster".equals(scheme);
-    }
-
-    /** The seed nodes of {@code redis[s]-cluster://[user:password@]host:port,host:port,…}. */
-    static List<RedisURI> seeds(URI uri) {
-        String scheme = uri.getScheme().startsWith("rediss") ? "rediss://" : "redis://";
-        String authority = uri.getRawAuthority();
-        String credentials = "";
-        int at = authority == null ? -1 : authority.lastIndexOf('@');
-        if (at >= 0) {
-            credentials = authority.substring(0, at + 1);
-            authority = authority.substring(at + 1);
-        }
-        List<RedisURI> seeds = new ArrayList<>();
-        if (authority != null) {
-            for (String node : authority.split(",")) {
-                if (!node.isBlank()) {
-                    seeds.add(RedisURI.create(scheme + credentials + node.strip()));
-                }
-            }
-        }
-        if (seeds.isEmpty()) {
-            throw new IllegalArgumentException(
-                    "a Redis Cluster URI names its seed nodes, like"
-                            + " redis-cluster://10.0.0.1:6379,10.0.0.2:6379");
-        }
-        return seeds;
     }
 
     /**
