@@ -96,9 +96,7 @@ public final class LakeFiles {
                 out.write(bytes);
                 out.sync();
             }
-            if (!fs.rename(temp, target)) {
-                throw new IOException("cannot rename " + temp + " to " + target);
-            }
+            replaceLocally(temp.toUri(), file);
         } finally {
             if (fs.exists(temp)) {
                 fs.delete(temp, false);
@@ -231,10 +229,20 @@ public final class LakeFiles {
                             + from.getScheme()
                             + ": (object stores copy and delete)");
         }
-        Path source = new Path(from);
-        if (!source.getFileSystem().rename(source, new Path(to))) {
-            throw new IOException("cannot rename " + from + " to " + to);
-        }
+        replaceLocally(from, to);
+    }
+
+    /**
+     * {@code rename(2)}, which replaces a file at {@code to} in one step. Flink's local file system
+     * renames with {@code Files.move(REPLACE_EXISTING)}, which deletes the target first: for a
+     * moment a reader found no manifest at all (an ITCase read a landing hour's {@code _SUCCESS}
+     * just then and failed on a missing file).
+     */
+    private static void replaceLocally(URI from, URI to) throws IOException {
+        java.nio.file.Path target = Publish.local(to);
+        java.nio.file.Files.createDirectories(target.getParent());
+        java.nio.file.Files.move(
+                Publish.local(from), target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
     /**

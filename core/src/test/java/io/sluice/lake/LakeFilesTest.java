@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +33,38 @@ class LakeFilesTest {
                 .isEqualTo("{}".getBytes(UTF_8));
         assertThat(LakeFiles.exists(at("raw/t"))).isTrue();
         assertThat(LakeFiles.exists(at("raw/u"))).isFalse();
+    }
+
+    @Test
+    void aReaderNeverFindsAFileMissingWhileItIsReplaced() throws Exception {
+        URI manifest = at("raw/t/dt=2026-01-01/hr=00/_SUCCESS");
+        LakeFiles.write(manifest, "0".getBytes(UTF_8));
+        Path file = dir.resolve("raw/t/dt=2026-01-01/hr=00/_SUCCESS");
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicInteger missing = new AtomicInteger();
+        AtomicInteger reads = new AtomicInteger();
+        Thread reader =
+                new Thread(
+                        () -> {
+                            while (writing.get()) {
+                                if (!Files.exists(file)) {
+                                    missing.incrementAndGet();
+                                }
+                                reads.incrementAndGet();
+                            }
+                        });
+        reader.start();
+        try {
+            for (int i = 1; i <= 2_000; i++) {
+                LakeFiles.write(manifest, Integer.toString(i).getBytes(UTF_8));
+            }
+        } finally {
+            writing.set(false);
+            reader.join();
+        }
+        assertThat(reads.get()).as("checks made while writing").isPositive();
+        assertThat(missing.get()).as("checks that found no file").isZero();
+        assertThat(Files.readString(file)).isEqualTo("2000");
     }
 
     @Test
