@@ -271,7 +271,7 @@ final class TrainingPlan {
                                     String partition =
                                             table.name() + "/" + HourPartitioner.partition(start);
                                     partitions.add(partition);
-                                    manifests.add(partition + " " + ArtifactStore.sha256(files));
+                                    manifests.add(partition + " " + ArtifactDigest.sha256(files));
                                 });
             }
         }

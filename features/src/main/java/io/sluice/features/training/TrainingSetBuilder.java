@@ -161,7 +161,7 @@ public final class TrainingSetBuilder {
      */
     public TrainingSetResult build(TrainingSetRequest request, boolean reuse) throws IOException {
         TrainingPlan plan = TrainingPlan.of(config, request);
-        String digest = ArtifactStore.digest(request, plan);
+        String digest = ArtifactDigest.of(request, plan);
         ArtifactStore store = new ArtifactStore(artifacts());
         Optional<ArtifactStore.Artifact> found = reuse ? store.find(digest) : Optional.empty();
         if (found.isPresent()) {
@@ -232,7 +232,7 @@ public final class TrainingSetBuilder {
                 store.publish(
                         staging,
                         digest,
-                        ArtifactStore.manifest(digest, request, plan, outcome),
+                        ArtifactDigest.manifest(digest, request, plan, outcome),
                         parts);
         ArtifactStore.Artifact published =
                 store.find(digest)

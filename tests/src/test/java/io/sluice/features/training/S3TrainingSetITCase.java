@@ -165,7 +165,7 @@ class S3TrainingSetITCase {
     void shouldPublishNothingWhenABuildDiesBeforeItsManifestAndBuildItWhenRunAgain(
             @InjectClusterClient ClusterClient<?> flink) throws Exception {
         TrainingSetRequest request = request(spine("crashed.parquet", 2, 300));
-        String digest = ArtifactStore.digest(request, TrainingPlan.of(onS3, request));
+        String digest = ArtifactDigest.of(request, TrainingPlan.of(onS3, request));
         ArtifactStore store = new ArtifactStore(new TrainingSetBuilder(onS3, 1).artifacts());
         // The process dies once its job has written every part, before the manifest: an Error
         // from the last progress report (the job has ended) skips every clean-up path.
