@@ -18,11 +18,9 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.common.functions.RichMapPartitionFunction;
 import org.apache.flink.api.common.operators.Order;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.formats.avro.typeutils.GenericRecordAvroTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -98,9 +96,9 @@ final class TrainingSetJob {
             TrainingPlan.Group group = plan.groups.get(g);
             SpineKeys keys = new SpineKeys(plan, g, entities[g]);
             rows =
-                    rows.partitionCustom(new ByBucket(), new BucketOf(keys))
+                    rows.partitionCustom(new SpineOrder.ByBucket(), new SpineOrder.BucketOf(keys))
                             .fullWindowPartition()
-                            .sortPartition(new EntityOrder(keys), Order.ASCENDING)
+                            .sortPartition(new SpineOrder.EntityOrder(keys), Order.ASCENDING)
                             .name("sort by " + group.entity() + " bucket, key, time")
                             .fullWindowPartition()
                             .mapPartition(new PointInTimeFunction(plan, g, keys, chunkRows))
@@ -110,9 +108,9 @@ final class TrainingSetJob {
         Schema output =
                 TrainingSetWriter.schema(
                         new Schema.Parser().parse(plan.spineSchema), plan.features, statusColumns);
-        rows.partitionCustom(new ByRange(plan.rows), new RowOf(row))
+        rows.partitionCustom(new SpineOrder.ByRange(plan.rows), new SpineOrder.RowOf(row))
                 .fullWindowPartition()
-                .sortPartition(new RowOf(row), Order.ASCENDING)
+                .sortPartition(new SpineOrder.RowOf(row), Order.ASCENDING)
                 .name("sort by spine row")
                 .fullWindowPartition()
                 .mapPartition(
@@ -178,103 +176,6 @@ final class TrainingSetJob {
                 .filter(e -> !e.directory() && e.name().startsWith("part-"))
                 .map(LakeFiles.Entry::uri)
                 .toList();
-    }
-
-    /** A bucket's rows all go to one subtask; rows without a key spread by row. */
-    static final class ByBucket implements Partitioner<Integer> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public int partition(Integer bucket, int partitions) {
-            return Math.floorMod(bucket, partitions);
-        }
-    }
-
-    /** A row's bucket in the pass's table, or a negative number when it has no key. */
-    static final class BucketOf implements KeySelector<GenericRecord, Integer> {
-        private static final long serialVersionUID = 1L;
-        private final SpineKeys keys;
-
-        BucketOf(SpineKeys keys) {
-            this.keys = keys;
-        }
-
-        @Override
-        public Integer getKey(GenericRecord r) {
-            String key = keys.key(r);
-            return key == null ? -1 - (int) (keys.row(r) & 0xffff) : keys.bucket(key);
-        }
-    }
-
-    /**
-     * The order a pass computes rows in: by bucket, then key (so an entity's rows come together and
-     * its tiles are built once per chunk), then time, as one string whose natural order is that of
-     * (bucket, key, time). One atomic key and not a tuple because Flink 2.2's {@code sortPartition}
-     * with a key selector compares only the first flat field of a composite key: a {@code Tuple3}
-     * sorted by bucket alone, and each row then built its entity's tiles again.
-     *
-     * <p>The string is the bucket as two chars, the key, a NUL, and the time as four 16-bit chars,
-     * big-endian with the sign bit flipped. A key holding NUL could interleave with another key of
-     * the same prefix, which costs a tile rebuild, never a wrong value: the point-in-time step
-     * computes each row from its own entity's events whatever order rows come in. Rows without a
-     * key sort first, by position.
-     */
-    static final class EntityOrder implements KeySelector<GenericRecord, String> {
-        private static final long serialVersionUID = 1L;
-        private final SpineKeys keys;
-
-        EntityOrder(SpineKeys keys) {
-            this.keys = keys;
-        }
-
-        @Override
-        public String getKey(GenericRecord r) {
-            String key = keys.key(r);
-            return key == null
-                    ? of(0, "", keys.row(r))
-                    : of(keys.bucket(key) + 1, key, keys.tail(r));
-        }
-
-        /** The order key of (bucket, key, time), {@code bucket} not negative. */
-        static String of(int bucket, String key, long time) {
-            StringBuilder s = new StringBuilder(key.length() + 7);
-            s.append((char) (bucket >>> 16)).append((char) bucket).append(key).append('\0');
-            long bits = time ^ Long.MIN_VALUE;
-            for (int shift = 48; shift >= 0; shift -= 16) {
-                s.append((char) (bits >>> shift));
-            }
-            return s.toString();
-        }
-    }
-
-    /** Contiguous ranges of the spine's rows, one per subtask, in order. */
-    static final class ByRange implements Partitioner<Long> {
-        private static final long serialVersionUID = 1L;
-        private final long rows;
-
-        ByRange(long rows) {
-            this.rows = Math.max(1, rows);
-        }
-
-        @Override
-        public int partition(Long row, int partitions) {
-            return (int) Math.min(partitions - 1, row * partitions / rows);
-        }
-    }
-
-    /** A row's position in the spine. */
-    static final class RowOf implements KeySelector<GenericRecord, Long> {
-        private static final long serialVersionUID = 1L;
-        private final int column;
-
-        RowOf(int column) {
-            this.column = column;
-        }
-
-        @Override
-        public Long getKey(GenericRecord r) {
-            return (Long) r.get(column);
-        }
     }
 
     /**

@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The training-set job sorts a pass's rows by {@link TrainingSetJob.EntityOrder}'s one string key
+ * The training-set job sorts a pass's rows by {@link SpineOrder.EntityOrder}'s one string key
  * (Flink's {@code sortPartition} compares only the first field of a tuple key): its order must be
  * that of (bucket, key, time) for every bucket, key and time a spine can hold.
  */
@@ -17,7 +17,7 @@ class EntityOrderTest {
 
     record Sortable(int bucket, String key, long time) {
         String order() {
-            return TrainingSetJob.EntityOrder.of(bucket, key, time);
+            return SpineOrder.EntityOrder.of(bucket, key, time);
         }
     }
 
