@@ -1,7 +1,6 @@
 package io.sluice.serving;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
@@ -11,7 +10,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -37,9 +35,6 @@ final class Endpoints {
     static final Set<String> PATHS =
             Set.of("/get-online-features", "/features", "/health", "/ready", "/metrics");
 
-    /** Where a request keeps the id of its receive deadline's timer. */
-    private static final String RECEIVE_DEADLINE = "sluice.receiveDeadline";
-
     /** The key /ready reads: any read that the store answers proves it is up. */
     private static final String PROBE_ENTITY = "__sluice_ready_probe__";
 
@@ -51,6 +46,7 @@ final class Endpoints {
     private final ServeMetrics metrics;
     private final Drain drain;
     private final Vertx vertx;
+    private final Replies replies;
 
     Endpoints(
             Catalog catalog,
@@ -66,6 +62,7 @@ final class Endpoints {
         this.drain = drain;
         this.vertx = vertx;
         this.reader = new FeatureReader(store, catalog.views(), System::currentTimeMillis);
+        this.replies = new Replies(mapper, limits);
     }
 
     /** A router of every endpoint, for one HTTP server. */
@@ -74,12 +71,14 @@ final class Endpoints {
         router.route().handler(drain::track);
         router.route().handler(metrics::measure);
         router.route().handler(this::validPath);
-        router.route().handler(this::receiveDeadline);
+        ReceiveDeadline deadline =
+                new ReceiveDeadline(vertx, limits.requestTimeoutSeconds(), replies);
+        router.route().handler(deadline::start);
         router.route().handler(BodyHandler.create(false).setBodyLimit(limits.maxBodyBytes()));
-        router.route().handler(this::received);
+        router.route().handler(deadline::received);
         router.post("/get-online-features").handler(this::getOnlineFeatures);
-        router.get("/features").handler(ctx -> json(ctx, 200, catalog.toJson()));
-        router.get("/health").handler(ctx -> json(ctx, 200, status("live")));
+        router.get("/features").handler(ctx -> replies.json(ctx, 200, catalog.toJson()));
+        router.get("/health").handler(ctx -> replies.json(ctx, 200, replies.status("live")));
         router.get("/ready").handler(this::ready);
         router.get("/metrics")
                 .handler(
@@ -90,7 +89,8 @@ final class Endpoints {
                                                 "text/plain; version=0.0.4; charset=utf-8")
                                         .end(metrics.scrape()));
         for (int code : new int[] {400, 404, 405, 413, 500}) {
-            router.errorHandler(code, ctx -> refuse(ctx, code, defaultMessage(ctx, code)));
+            router.errorHandler(
+                    code, ctx -> replies.refuse(ctx, code, replies.defaultMessage(ctx, code)));
         }
         return router;
     }
@@ -100,58 +100,8 @@ final class Endpoints {
         try {
             ctx.normalizedPath();
         } catch (IllegalArgumentException e) {
-            refuse(ctx, 400, "the path is not a valid URL path: " + e.getMessage());
+            replies.refuse(ctx, 400, "the path is not a valid URL path: " + e.getMessage());
             return;
-        }
-        ctx.next();
-    }
-
-    /**
-     * Gives the request {@link Limits#requestTimeoutSeconds()} from its headers to the end of its
-     * body, which the body handler waits for: then a 408 naming the limit, and the connection is
-     * closed, the rest of the body unread. The idle timeout alone would let a client that trickles
-     * a byte at a time hold a request, and its share of the server, open for ever.
-     */
-    private void receiveDeadline(RoutingContext ctx) {
-        long seconds = limits.requestTimeoutSeconds();
-        long timer =
-                vertx.setTimer(
-                        seconds * 1000,
-                        id -> {
-                            if (ctx.response().headWritten()) {
-                                return;
-                            }
-                            // Vert.x keeps an HTTP/1.1 connection open after a response, and a
-                            // client still sending would keep it from ever being idle.
-                            ctx.response()
-                                    .setStatusCode(408)
-                                    .putHeader(HttpHeaders.CONNECTION, HttpHeaders.CLOSE)
-                                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                                    .end(
-                                            refusal(
-                                                            408,
-                                                            "the request did not arrive whole"
-                                                                    + " within "
-                                                                    + seconds
-                                                                    + " s of its headers"
-                                                                    + " (--request-timeout); send"
-                                                                    + " its body at once")
-                                                    .toString())
-                                    .onComplete(sent -> ctx.request().connection().close());
-                        });
-        ctx.put(RECEIVE_DEADLINE, timer);
-        ctx.addEndHandler(done -> vertx.cancelTimer(timer));
-        ctx.next();
-    }
-
-    /** The body has arrived: the request is no longer on its receive deadline. */
-    private void received(RoutingContext ctx) {
-        Long timer = ctx.get(RECEIVE_DEADLINE);
-        if (timer != null) {
-            vertx.cancelTimer(timer);
-        }
-        if (ctx.response().ended()) {
-            return; // answered 408 already
         }
         ctx.next();
     }
@@ -164,7 +114,7 @@ final class Endpoints {
                     ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
             request = OnlineRequest.parse(body, mapper, catalog, limits, now);
         } catch (BadRequest e) {
-            refuse(ctx, e.status(), e.getMessage());
+            replies.refuse(ctx, e.status(), e.getMessage());
             return;
         }
         Instant at = request.at() == null ? Instant.ofEpochMilli(now) : request.at();
@@ -230,7 +180,7 @@ final class Endpoints {
     private void ready(RoutingContext ctx) {
         if (drain.draining()) {
             // Shutting down: out of the Service, whatever the store says.
-            json(ctx, 503, status("draining"));
+            replies.json(ctx, 503, replies.status("draining"));
             return;
         }
         String view = catalog.views().get(0).name();
@@ -243,7 +193,7 @@ final class Endpoints {
                                                 view, PROBE_ENTITY, OnlineStore.Level.FINE, 0)),
                                 System.currentTimeMillis()),
                 found -> found,
-                answer -> json(ctx, 200, status("ready")));
+                answer -> replies.json(ctx, 200, replies.status("ready")));
     }
 
     /**
@@ -285,63 +235,11 @@ final class Endpoints {
                             }
                             metrics.storeError();
                             LOG.log(System.Logger.Level.WARNING, "online store read failed: " + e);
-                            refuse(
+                            replies.refuse(
                                     ctx,
                                     503,
-                                    "the online store is not answering; try again: " + reason(e));
+                                    "the online store is not answering; try again: "
+                                            + Replies.reason(e));
                         });
-    }
-
-    /** The innermost cause's own words, without exception class names or stack frames. */
-    private static String reason(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String text = root.getMessage() == null ? "no reason given" : root.getMessage();
-        int nl = text.indexOf('\n');
-        return nl < 0 ? text : text.substring(0, nl);
-    }
-
-    private ObjectNode status(String status) {
-        return mapper.createObjectNode().put("status", status);
-    }
-
-    private String defaultMessage(RoutingContext ctx, int code) {
-        return switch (code) {
-            case 404 -> "no such endpoint: " + ctx.request().path() + "; endpoints: " + PATHS;
-            case 405 -> ctx.request().method() + " is not allowed on " + ctx.request().path();
-            case 413 -> "the body is larger than the limit of " + limits.maxBodyBytes() + " bytes";
-            case 500 -> {
-                if (ctx.failure() != null) {
-                    LOG.log(System.Logger.Level.ERROR, "request failed", ctx.failure());
-                }
-                yield "internal error; the server log has the details";
-            }
-            default -> "bad request";
-        };
-    }
-
-    private void refuse(RoutingContext ctx, int code, String message) {
-        json(ctx, code, refusal(code, message));
-    }
-
-    /** A refusal's body: {@code {"status": code, "message": message}}. */
-    private ObjectNode refusal(int code, String message) {
-        return mapper.createObjectNode().put("status", code).put("message", message);
-    }
-
-    private void json(RoutingContext ctx, int code, ObjectNode body) {
-        if (ctx.response().ended()) {
-            return;
-        }
-        try {
-            ctx.response()
-                    .setStatusCode(code)
-                    .putHeader("content-type", "application/json")
-                    .end(mapper.writeValueAsString(body));
-        } catch (IOException e) {
-            ctx.fail(500, e);
-        }
     }
 }
