@@ -2,6 +2,7 @@ package io.sluice.app;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.features.offline.ConsistencyCheck;
+import io.sluice.features.offline.ConsistencyReport;
 import io.sluice.features.online.OnlineStore;
 import io.sluice.features.online.OnlineStores;
 import java.io.IOException;
@@ -53,8 +54,8 @@ final class CheckCommand implements Callable<Integer> {
     }
 
     /** Runs the check, with its progress on {@code out}. */
-    static List<ConsistencyCheck.Report> run(
-            SluiceConfig cfg, int samples, long seed, PrintWriter out) throws IOException {
+    static List<ConsistencyReport> run(SluiceConfig cfg, int samples, long seed, PrintWriter out)
+            throws IOException {
         try (OnlineStore store = OnlineStores.open(cfg.online());
                 Progress progress =
                         Progress.start(
@@ -68,7 +69,7 @@ final class CheckCommand implements Callable<Integer> {
     }
 
     /** Prints the report table; returns the number of problems (mismatches and missing values). */
-    static long print(List<ConsistencyCheck.Report> reports, PrintWriter out) {
+    static long print(List<ConsistencyReport> reports, PrintWriter out) {
         out.printf(
                 "%-40s %8s %10s %14s %15s %12s%n",
                 "feature",
@@ -79,7 +80,7 @@ final class CheckCommand implements Callable<Integer> {
                 "largest_diff");
         long checked = 0;
         long problems = 0;
-        for (ConsistencyCheck.Report r : reports) {
+        for (ConsistencyReport r : reports) {
             out.printf(
                     "%-40s %8d %10d %14d %15d %12.3g%n",
                     r.feature,

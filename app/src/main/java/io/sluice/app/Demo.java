@@ -8,7 +8,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.event.DeadLetterSerializer;
 import io.sluice.features.job.FeaturesJob;
-import io.sluice.features.offline.ConsistencyCheck;
+import io.sluice.features.offline.ConsistencyReport;
 import io.sluice.features.online.SqliteOnlineStore;
 import io.sluice.features.training.TrainingSetResult;
 import io.sluice.generate.GeneratedRecord;
@@ -290,8 +290,7 @@ final class Demo {
 
     private Void check(SluiceConfig config) throws IOException {
         PrintWriter writer = new PrintWriter(out, true);
-        List<ConsistencyCheck.Report> reports =
-                CheckCommand.run(config, CHECK_SAMPLES, seed, writer);
+        List<ConsistencyReport> reports = CheckCommand.run(config, CHECK_SAMPLES, seed, writer);
         long checked = reports.stream().mapToLong(r -> r.checked).sum();
         long problems = CheckCommand.print(reports, writer);
         summary.put("consistency_checked", checked);

@@ -7,8 +7,6 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.EntityTiles;
 import io.sluice.features.agg.FeatureDef;
-import io.sluice.features.agg.FeatureValue;
-import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.online.FeatureReader;
@@ -39,27 +37,10 @@ import org.apache.parquet.hadoop.ParquetReader;
 /**
  * The online/offline consistency check: for sampled entities and times within retention, the online
  * store's values at {@code t} against the same features computed offline, by the same library, from
- * the warehouse's events. Reports Chronon's consistency metrics per feature.
+ * the warehouse's events. Reports Chronon's consistency metrics per feature ({@link
+ * ConsistencyReport}).
  */
 public final class ConsistencyCheck {
-
-    /** One feature's figures. */
-    public static final class Report {
-        public final String feature;
-        public long checked;
-        public long mismatched;
-        public long missingOnline;
-        public long missingOffline;
-        public double largestDifference;
-
-        Report(String feature) {
-            this.feature = feature;
-        }
-
-        public long problems() {
-            return mismatched + missingOnline + missingOffline;
-        }
-    }
 
     private final SluiceConfig config;
     private final OnlineStore store;
@@ -72,7 +53,7 @@ public final class ConsistencyCheck {
     }
 
     /** Checks {@code samples} (entity, time) pairs per view; reports per {@code view:feature}. */
-    public List<Report> run(int samples, long seed) throws IOException {
+    public List<ConsistencyReport> run(int samples, long seed) throws IOException {
         return run(samples, seed, n -> {});
     }
 
@@ -80,11 +61,12 @@ public final class ConsistencyCheck {
      * {@link #run(int, long)}, calling {@code sampled} with the samples done so far (of {@code
      * samples} times the views) after each.
      */
-    public List<Report> run(int samples, long seed, LongConsumer sampled) throws IOException {
+    public List<ConsistencyReport> run(int samples, long seed, LongConsumer sampled)
+            throws IOException {
         long done = 0;
         SplittableRandom random = new SplittableRandom(seed);
         long now = clock.getAsLong();
-        Map<String, Report> reports = new LinkedHashMap<>();
+        Map<String, ConsistencyReport> reports = new LinkedHashMap<>();
         try (LakeCatalog catalog = config.catalog().isEnabled() ? LakeCatalog.open(config) : null) {
             for (FeatureViewConfig viewConfig : config.featureViews()) {
                 TableConfig table = config.table(viewConfig.source()).orElseThrow();
@@ -93,7 +75,8 @@ public final class ConsistencyCheck {
                 List<FeatureReader.FeatureRef> refs = FeatureRefs.all(view);
                 for (FeatureDef f : view.features()) {
                     reports.putIfAbsent(
-                            view.name() + ":" + f.name(), new Report(view.name() + ":" + f.name()));
+                            view.name() + ":" + f.name(),
+                            new ConsistencyReport(view.name() + ":" + f.name()));
                 }
                 // Only times before the warehouse's frontier: later, online values may rightly
                 // count events that are not compacted (or not landed) yet.
@@ -162,10 +145,12 @@ public final class ConsistencyCheck {
                     boolean known = Windows.present(view, sample.at, sample.offline);
                     for (int j = 0; j < view.features().size(); j++) {
                         FeatureDef f = view.features().get(j);
-                        compare(
-                                reports.get(view.name() + ":" + f.name()),
-                                served.values().get(j),
-                                known ? sample.offline.value(f, sample.at) : Windows.notFound());
+                        reports.get(view.name() + ":" + f.name())
+                                .add(
+                                        served.values().get(j),
+                                        known
+                                                ? sample.offline.value(f, sample.at)
+                                                : Windows.notFound());
                     }
                     // Counted once compared: the files were read for all samples before.
                     sampled.accept(++done);
@@ -218,41 +203,6 @@ public final class ConsistencyCheck {
                             }
                         }
                     });
-        }
-    }
-
-    private static void compare(Report r, FeatureValue online, FeatureValue offline) {
-        r.checked++;
-        boolean onlineHas = online.status() == Status.OK;
-        boolean offlineHas = offline.status() == Status.OK;
-        if (!onlineHas && offlineHas) {
-            r.missingOnline++;
-            return;
-        }
-        if (onlineHas && !offlineHas) {
-            r.missingOffline++;
-            return;
-        }
-        if (online.status() != offline.status()) {
-            r.mismatched++; // both null, for different reasons (say NOT_FOUND and EMPTY_WINDOW)
-            return;
-        }
-        Object a = online.value();
-        Object b = offline.value();
-        if (a instanceof Number x && b instanceof Number y) {
-            double diff = Math.abs(x.doubleValue() - y.doubleValue());
-            r.largestDifference = Math.max(r.largestDifference, diff);
-            double tolerance =
-                    a instanceof Float || b instanceof Float
-                            ? Math.abs(y.doubleValue()) * 1e-6
-                            : a instanceof Double || b instanceof Double
-                                    ? Math.abs(y.doubleValue()) * 1e-9
-                                    : 0;
-            if (diff > tolerance) {
-                r.mismatched++;
-            }
-        } else if (a == null ? b != null : !a.equals(b)) {
-            r.mismatched++;
         }
     }
 
