@@ -159,7 +159,9 @@ public final class LakeFileIO implements FileIO {
 
         private PositionOutputStream open(FileSystem.WriteMode mode) {
             try {
-                return new Positioned(fileSystem(location).create(new Path(location), mode));
+                return new Positioned(
+                        fileSystem(location).create(new Path(location), mode),
+                        LakeFiles.supportsAtomicRename(URI.create(location)));
             } catch (IOException e) {
                 throw failed("create", location, e);
             }
@@ -222,13 +224,24 @@ public final class LakeFileIO implements FileIO {
     /**
      * Counts its own position: Iceberg asks a manifest's stream for its length after closing it,
      * when Flink's stream no longer answers.
+     *
+     * <p>On an object store a flush does nothing: the object is uploaded whole when the stream
+     * closes, and nothing can be read of it before. Passed on, Iceberg's flush of each metadata
+     * file reached S3A's {@code hflush}, which does nothing either but warns that the application
+     * called an unsupported API.
      */
     private static final class Positioned extends PositionOutputStream {
         private final FSDataOutputStream out;
+        private final boolean flushes;
         private long position;
 
-        Positioned(FSDataOutputStream out) {
+        /**
+         * @param flushes whether {@link #flush} is passed on (a file system) or not (an object
+         *     store)
+         */
+        Positioned(FSDataOutputStream out, boolean flushes) {
             this.out = out;
+            this.flushes = flushes;
         }
 
         @Override
@@ -250,7 +263,9 @@ public final class LakeFileIO implements FileIO {
 
         @Override
         public void flush() throws IOException {
-            out.flush();
+            if (flushes) {
+                out.flush();
+            }
         }
 
         @Override

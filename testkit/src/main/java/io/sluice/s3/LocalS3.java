@@ -165,8 +165,16 @@ public final class LocalS3 implements AutoCloseable {
 
     /** {@code storage.s3} for this server: its endpoint, path-style, keys from {@link #env()}. */
     public S3Config s3Config() {
+        return s3Config(endpoint());
+    }
+
+    /**
+     * {@code storage.s3} for a server of this kind at {@code endpoint}, such as this one seen from
+     * another JVM: path-style, keys from the environment variables {@link #env()} sets.
+     */
+    public static S3Config s3Config(URI endpoint) {
         return new S3Config(
-                Optional.of(endpoint()),
+                Optional.of(endpoint),
                 Optional.of("us-east-1"),
                 true,
                 Optional.of(new EnvCredentials(ACCESS_KEY_ENV, SECRET_KEY_ENV)));
