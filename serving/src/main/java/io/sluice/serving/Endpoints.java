@@ -10,6 +10,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -88,11 +89,24 @@ final class Endpoints {
                                                 "content-type",
                                                 "text/plain; version=0.0.4; charset=utf-8")
                                         .end(metrics.scrape()));
+        router.route().failureHandler(this::connectionClosed);
         for (int code : new int[] {400, 404, 405, 413, 500}) {
             router.errorHandler(
                     code, ctx -> replies.refuse(ctx, code, replies.defaultMessage(ctx, code)));
         }
         return router;
+    }
+
+    /**
+     * A request whose connection closed before it arrived whole has no one left to answer: its
+     * client went away, or its receive deadline answered 408 and closed it. Neither is the server's
+     * error, which Vert.x would otherwise log each time as an unhandled one.
+     */
+    private void connectionClosed(RoutingContext ctx) {
+        if (ctx.failure() instanceof HttpClosedException) {
+            return;
+        }
+        ctx.next();
     }
 
     /** A path with a malformed escape ({@code /%zz}) is refused before anything reads it. */
