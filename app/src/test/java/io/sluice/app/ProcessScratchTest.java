@@ -3,11 +3,11 @@ package io.sluice.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.testing.ChildJava;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
@@ -32,14 +32,9 @@ class ProcessScratchTest {
                         "-cp",
                         ChildJava.classPath(),
                         LocalJob.class.getName());
-        Process child =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
-        assertThat(child.waitFor(3, TimeUnit.MINUTES)).as("the child ended").isTrue();
-        String output = Files.readString(log, StandardCharsets.UTF_8);
-        assertThat(child.exitValue()).as(output).isZero();
+        ChildJava.Exited child = ChildJava.run(command, Map.of(), log, Duration.ofMinutes(3));
+        String output = child.output();
+        assertThat(child.exit()).as(output).isZero();
         assertThat(output)
                 .as("the job ran, in the process's own directory")
                 .contains("sum 6", "tmpdir " + tmp + "/sluice-");

@@ -14,7 +14,6 @@ import io.sluice.testing.ChildJava;
 import io.sluice.testing.DuckDb;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -129,12 +128,14 @@ class TrainingSetJobITCase {
         int rows = 600_000;
         Path spine = spine("big.parquet", rows);
         // The same heap cannot even hold the spine's rows (about 90 MB as Avro records).
-        Child hold = child("-cp", classpath(), HoldSpine.class.getName(), spine.toString());
+        ChildJava.Exited hold =
+                child("-cp", classpath(), HoldSpine.class.getName(), spine.toString());
         assertThat(hold.exit()).as(hold.output()).isNotZero();
         assertThat(hold.output()).contains("OutOfMemoryError");
 
         Path out = work.resolve("big-out");
-        Child build = child(trainingSet(spine, out + "/", "--with-status", "--chunk-rows", "2000"));
+        ChildJava.Exited build =
+                child(trainingSet(spine, out + "/", "--with-status", "--chunk-rows", "2000"));
         assertThat(build.exit()).as(build.output()).isZero();
         String parts = out.resolve("part-*.parquet").toString();
         try (DuckDb duck = new DuckDb()) {
@@ -177,7 +178,7 @@ class TrainingSetJobITCase {
         assertThat(out).doesNotExist();
         List<Path> killedStaging = staging(artifacts);
 
-        Child again = child(command);
+        ChildJava.Exited again = child(command);
         assertThat(again.exit()).as(again.output()).isZero();
         assertThat(published(artifacts)).hasSize(before.size() + 1).containsAll(before);
         // The killed run's staging is kept (a day's grace: it could be a build still running).
@@ -266,7 +267,7 @@ class TrainingSetJobITCase {
         // A client in its own JVM, as `./sluice training-set --target` on another machine: it
         // submits the job jar (the one ./sluice runs from; a test JVM runs from classes, so names
         // it).
-        Child remoteRun =
+        ChildJava.Exited remoteRun =
                 child(
                         "-D"
                                 + RemoteJob.JAR_PROPERTY
@@ -354,27 +355,29 @@ class TrainingSetJobITCase {
         return ChildJava.classPath();
     }
 
-    /** A child JVM of the test's heap running {@code args}, its output going to {@code log}. */
-    private static Process start(Path log, String... args) throws IOException {
+    /** The command of a child JVM of the test's heap running {@code args}. */
+    private static List<String> command(String... args) {
         List<String> command = ChildJava.command(HEAP, DIRECT, "-XX:+ExitOnOutOfMemoryError");
         command.addAll(List.of(args));
-        return new ProcessBuilder(command)
+        return command;
+    }
+
+    /** A child JVM running {@code args}, its output going to {@code log}. */
+    private static Process start(Path log, String... args) throws IOException {
+        return new ProcessBuilder(command(args))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
     }
 
-    private static Child child(String... args) throws IOException, InterruptedException {
-        Path log = Files.createTempFile(work, "child-", ".log");
-        Process p = start(log, args);
-        if (!p.waitFor(8, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new AssertionError("child JVM did not finish: " + Files.readString(log));
-        }
-        return new Child(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+    /** A child JVM running {@code args} until it exits. */
+    private static ChildJava.Exited child(String... args) throws IOException, InterruptedException {
+        return ChildJava.run(
+                command(args),
+                Map.of(),
+                Files.createTempFile(work, "child-", ".log"),
+                Duration.ofMinutes(8));
     }
-
-    private record Child(int exit, String output) {}
 
     /** Reads a spine whole into memory, as the builder once did. */
     static final class HoldSpine {

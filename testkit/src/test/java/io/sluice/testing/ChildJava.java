@@ -3,10 +3,14 @@ package io.sluice.testing;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.util.FileUtils;
 
 /**
@@ -40,6 +44,29 @@ public final class ChildJava {
         command.add("-Djava.io.tmpdir=" + newTmpDir());
         command.addAll(List.of(options));
         return command;
+    }
+
+    /** A child that has exited: its exit value and everything it printed. */
+    public record Exited(int exit, String output) {}
+
+    /**
+     * Runs {@code command} (from {@link #command}) with {@code env} added to this JVM's
+     * environment, its output and errors to {@code log}, until it exits. A child still running
+     * after {@code timeout} is killed and fails the test with what it printed.
+     */
+    public static Exited run(
+            List<String> command, Map<String, String> env, Path log, Duration timeout)
+            throws IOException, InterruptedException {
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(
+                    "child JVM did not finish within " + timeout + ": " + Files.readString(log));
+        }
+        return new Exited(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
     }
 
     /**

@@ -12,9 +12,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.io.PositionOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -52,14 +52,14 @@ class S3LakeFileIOITCase {
                         file,
                         lake.rootUri().toString(),
                         S3.server().endpoint().toString()));
-        Path log = dir.resolve("child.log");
-        ProcessBuilder child =
-                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        child.environment().putAll(S3.server().env());
-        Process process = child.start();
-        assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("the child finished").isTrue();
-        String output = Files.readString(log);
-        assertThat(process.exitValue()).as(output).isZero();
+        ChildJava.Exited child =
+                ChildJava.run(
+                        command,
+                        S3.server().env(),
+                        dir.resolve("child.log"),
+                        Duration.ofMinutes(2));
+        String output = child.output();
+        assertThat(child.exit()).as(output).isZero();
         assertThat(output).contains("length " + (FIRST + SECOND).length());
         assertThat(output).doesNotContain("Syncable");
         Path object = S3.server().objectFile(URI.create(file).getPath().substring(1));
