@@ -74,7 +74,7 @@ public final class EntityTiles implements Windows.TileReader {
 
     /** {@code value(feature, this entity, t)}. */
     public FeatureValue value(FeatureDef feature, long t) {
-        return Windows.value(feature, t, tile, coarse, this);
+        return WindowReads.value(feature, t, tile, coarse, this);
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.sluice.config.TableConfig;
 import io.sluice.features.agg.EntityTiles;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.ViewDef;
+import io.sluice.features.agg.WindowReads;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.online.FeatureReader;
 import io.sluice.features.online.FeatureRefs;
@@ -142,7 +143,7 @@ public final class ConsistencyCheck {
                 for (Sample sample : picked) {
                     FeatureReader.Vector served =
                             online.read(refs, List.of(sample.entity), sample.at).get(0);
-                    boolean known = Windows.present(view, sample.at, sample.offline);
+                    boolean known = WindowReads.present(view, sample.at, sample.offline);
                     for (int j = 0; j < view.features().size(); j++) {
                         FeatureDef f = view.features().get(j);
                         reports.get(view.name() + ":" + f.name())
@@ -150,7 +151,7 @@ public final class ConsistencyCheck {
                                         served.values().get(j),
                                         known
                                                 ? sample.offline.value(f, sample.at)
-                                                : Windows.notFound());
+                                                : WindowReads.notFound());
                     }
                     // Counted once compared: the files were read for all samples before.
                     sampled.accept(++done);

@@ -4,6 +4,7 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.Status;
 import io.sluice.features.agg.ViewDef;
+import io.sluice.features.agg.WindowReads;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.online.FeatureReader.Vector;
 import java.time.Instant;
@@ -165,12 +166,12 @@ final class ReadPlan {
     /** Takes what the retention read of {@code unsure().get(i)} found. */
     synchronized void settle(int i, OnlineStore.Found found) {
         int read = unsure.get(i);
-        if (Windows.present(view(read), tail, headEnd, new FetchedTiles(found))) {
+        if (WindowReads.present(view(read), tail, headEnd, new FetchedTiles(found))) {
             evaluate(read, unsureTiles.get(read));
         } else {
             int entity = read / featuresOf.length;
             for (int f : featuresOf[read % featuresOf.length]) {
-                values[entity][f] = Windows.notFound();
+                values[entity][f] = WindowReads.notFound();
             }
         }
     }
@@ -183,7 +184,7 @@ final class ReadPlan {
             FeatureRefs.Resolved r = resolved.get(f);
             Partial p = merged[group[f]];
             if (p == null) {
-                p = Windows.partial(r.feature(), covers.get(f), tiles);
+                p = WindowReads.partial(r.feature(), covers.get(f), tiles);
                 merged[group[f]] = p;
             }
             values[entity][f] = p.value(r.feature());

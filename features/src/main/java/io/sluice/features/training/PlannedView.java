@@ -4,6 +4,7 @@ import io.sluice.catalog.WarehouseSnapshot;
 import io.sluice.config.TableConfig;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.ViewDef;
+import io.sluice.features.agg.WindowReads;
 import io.sluice.features.agg.Windows;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -45,7 +46,7 @@ final class PlannedView implements Serializable {
     /**
      * The first millisecond a row whose time's tail is {@code tail} reads: the start of its longest
      * window, or of its view's retention, which says whether the entity is known ({@link
-     * Windows#present}).
+     * WindowReads#present}).
      */
     long from(long tail) {
         if (read == null) {
@@ -74,8 +75,8 @@ final class PlannedView implements Serializable {
 
     /**
      * A view's features and its presence count grouped by (partial key, window): the features of a
-     * group merge the same tiles into the same partial ({@link Windows#partial}), so a row merges
-     * it once and takes each feature's value from it, as the online read does.
+     * group merge the same tiles into the same partial ({@link WindowReads#partial}), so a row
+     * merges it once and takes each feature's value from it, as the online read does.
      */
     static final class Merges {
         /** One feature of each group: what the group's partial is merged for. */

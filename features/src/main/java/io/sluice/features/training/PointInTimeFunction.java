@@ -7,6 +7,7 @@ import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.OrderedTiles;
 import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.Status;
+import io.sluice.features.agg.WindowReads;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.offline.WarehouseEvents;
 import io.sluice.lake.HourPartitioner;
@@ -140,7 +141,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
                 // No key: no event is its entity's.
                 for (PlannedView vp : group.views()) {
                     for (int column : vp.columns) {
-                        set(r, column, Windows.notFound());
+                        set(r, column, WindowReads.notFound());
                     }
                 }
                 out.collect(r);
@@ -238,14 +239,14 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
             // Each group's partial once; the presence count's says whether the entity is known.
             Arrays.fill(merged, null);
             boolean known =
-                    Windows.present(vp.view, partial(vp, merges.presence, tail, end, reader));
+                    WindowReads.present(vp.view, partial(vp, merges.presence, tail, end, reader));
             GenericRecord r = chunk.rows.get(i);
             for (int f = 0; f < vp.features.size(); f++) {
                 FeatureValue value =
                         known
                                 ? partial(vp, merges.group[f], tail, end, reader)
                                         .value(vp.features.get(f))
-                                : Windows.notFound();
+                                : WindowReads.notFound();
                 set(r, vp.columns.get(f), value);
             }
         }
@@ -256,7 +257,7 @@ final class PointInTimeFunction extends RichMapPartitionFunction<GenericRecord, 
         if (merged[g] == null) {
             FeatureDef f = vp.merges().merged.get(g);
             merged[g] =
-                    Windows.partial(
+                    WindowReads.partial(
                             f,
                             Windows.cover(
                                     f, tail, end, vp.view.tileMillis(), vp.view.coarseMillis()),

@@ -141,11 +141,11 @@ class WindowPropertyTest {
                     SameValue.assertSame(
                             what + ", ordered tiles",
                             expected,
-                            Windows.value(f, t, S, C, sorted.get(key)));
+                            WindowReads.value(f, t, S, C, sorted.get(key)));
                     SameValue.assertSame(
                             what + ", ordered tiles as sent",
                             expected,
-                            Windows.value(f, t, S, C, asSent.get(key)));
+                            WindowReads.value(f, t, S, C, asSent.get(key)));
                     compared++;
                 }
             }

@@ -93,7 +93,7 @@ class WindowsTest {
             assertThat(cover.headStart()).isEqualTo(Windows.floor(t, MINUTE));
             assertThat(cover.headEnd()).isEqualTo(t);
             List<String> read = new ArrayList<>();
-            Windows.value(day, cover, recording(read));
+            WindowReads.value(day, cover, recording(read));
             List<String> planned = new ArrayList<>();
             cover.coarse().forEach(s -> planned.add("coarse " + s));
             cover.mid().forEach(s -> planned.add("mid " + s));
@@ -103,7 +103,7 @@ class WindowsTest {
             }
             assertThat(read).as("t=%d", t).isEqualTo(planned);
             List<String> viaTime = new ArrayList<>();
-            Windows.value(day, t, MINUTE, HOUR, recording(viaTime));
+            WindowReads.value(day, t, MINUTE, HOUR, recording(viaTime));
             assertThat(viaTime).isEqualTo(read);
         }
     }
@@ -166,7 +166,7 @@ class WindowsTest {
                     .isEqualTo(Windows.floor(tail, MINUTE));
             assertThat(cover.headEnd()).isEqualTo(headEnd);
             Object want = Definition.valueAtNanos(hour, MINUTE, t, events).value();
-            assertThat(Windows.value(hour, tail, headEnd, MINUTE, HOUR, tiles).value())
+            assertThat(WindowReads.value(hour, tail, headEnd, MINUTE, HOUR, tiles).value())
                     .as("n_1h at %s", at)
                     .isEqualTo(want);
         }
@@ -181,7 +181,7 @@ class WindowsTest {
         assertThat(cover.headStart()).isEqualTo(edge - MINUTE);
         assertThat(cover.headEnd()).isEqualTo(edge);
         assertThat(
-                        Windows.value(
+                        WindowReads.value(
                                         hour,
                                         Windows.floorMillis(last),
                                         Windows.ceilMillis(last),
@@ -190,8 +190,8 @@ class WindowsTest {
                                         tiles)
                                 .value())
                 .isEqualTo(5L);
-        assertThat(Windows.value(hour, edge, MINUTE, HOUR, tiles).value()).isEqualTo(3L);
-        assertThat(Windows.value(hour, edge - 1, MINUTE, HOUR, tiles).value()).isEqualTo(4L);
+        assertThat(WindowReads.value(hour, edge, MINUTE, HOUR, tiles).value()).isEqualTo(3L);
+        assertThat(WindowReads.value(hour, edge - 1, MINUTE, HOUR, tiles).value()).isEqualTo(4L);
         // A time's ends are at most a millisecond apart, the head's not before the tail.
         assertThatThrownBy(() -> Windows.cover(hour, edge, edge + 2, MINUTE, HOUR))
                 .isInstanceOf(IllegalArgumentException.class);
@@ -216,14 +216,14 @@ class WindowsTest {
                     Definition.valueAtNanos(view, view.presence(), t, List.of(only)).status()
                             != Status.NOT_FOUND;
             assertThat(
-                            Windows.present(
+                            WindowReads.present(
                                     view, Windows.floorMillis(at), Windows.ceilMillis(at), tiles))
                     .as("known at %s", at)
                     .isEqualTo(want)
                     .isEqualTo(t < edge * ms);
         }
         // Rounded up to the edge, the time before it would find the entity unknown.
-        assertThat(Windows.present(view, edge, tiles)).isFalse();
+        assertThat(WindowReads.present(view, edge, tiles)).isFalse();
     }
 
     private static ViewDef purchasesView() {

@@ -10,6 +10,7 @@ import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.FeatureValue;
 import io.sluice.features.agg.Partial;
 import io.sluice.features.agg.ViewDef;
+import io.sluice.features.agg.WindowReads;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.online.OnlineStore.Found;
 import io.sluice.features.online.OnlineStore.RangeRead;
@@ -29,8 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The read client fetches exactly the tiles that {@link Windows#value} then reads, and the tiles of
- * the view's retention only for entities those do not show known.
+ * The read client fetches exactly the tiles that {@link WindowReads#value} then reads, and the
+ * tiles of the view's retention only for entities those do not show known.
  */
 class FeatureReaderTest {
 
@@ -60,14 +61,14 @@ class FeatureReaderTest {
             Set<OnlineStore.TileKey> retention = new LinkedHashSet<>();
             for (String entity : List.of("u1", "u2")) {
                 for (FeatureDef f : view.features()) {
-                    Windows.value(
+                    WindowReads.value(
                             f,
                             at,
                             view.tileMillis(),
                             view.coarseMillis(),
                             recording(view, entity, read));
                 }
-                Windows.present(view, at, recording(view, entity, retention));
+                WindowReads.present(view, at, recording(view, entity, retention));
             }
             // The store is empty, so the windows' tiles show neither entity known: a second read
             // asks for their retention's tiles.

@@ -8,6 +8,7 @@ import io.sluice.features.agg.EntityTiles;
 import io.sluice.features.agg.EventEntry;
 import io.sluice.features.agg.FeatureDef;
 import io.sluice.features.agg.ViewDef;
+import io.sluice.features.agg.WindowReads;
 import io.sluice.features.agg.Windows;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,17 +91,19 @@ class FetchedTilesTest {
             FetchedTiles windows = new FetchedTiles(covered);
             for (FeatureDef f : features) {
                 Windows.Cover cover = Windows.cover(f, t, view.tileMillis(), view.coarseMillis());
-                Object want = Windows.partial(f, cover, tiles).value(f);
-                assertThat(Windows.partial(f, cover, fetched).value(f))
+                Object want = WindowReads.partial(f, cover, tiles).value(f);
+                assertThat(WindowReads.partial(f, cover, fetched).value(f))
                         .as("%s at %d from every tile", f.name(), t)
                         .isEqualTo(want);
-                assertThat(Windows.partial(f, cover, windows).value(f))
+                assertThat(WindowReads.partial(f, cover, windows).value(f))
                         .as("%s at %d from the windows' tiles", f.name(), t)
                         .isEqualTo(want);
                 checked++;
             }
-            boolean known = Windows.present(view, t, tiles);
-            assertThat(Windows.present(view, t, fetched)).as("presence at %d", t).isEqualTo(known);
+            boolean known = WindowReads.present(view, t, tiles);
+            assertThat(WindowReads.present(view, t, fetched))
+                    .as("presence at %d", t)
+                    .isEqualTo(known);
             if (windows.showsPresence(view, t, t)) {
                 assertThat(known).as("shown present at %d", t).isTrue();
             }

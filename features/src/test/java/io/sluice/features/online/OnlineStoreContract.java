@@ -13,6 +13,7 @@ import io.sluice.features.agg.Status;
 import io.sluice.features.agg.Tile;
 import io.sluice.features.agg.TileCodec;
 import io.sluice.features.agg.ViewDef;
+import io.sluice.features.agg.WindowReads;
 import io.sluice.features.agg.Windows;
 import io.sluice.features.testing.SameValue;
 import io.sluice.testing.TestConfigs;
@@ -164,13 +165,13 @@ abstract class OnlineStoreContract {
                         entities.getOrDefault(
                                 v.entity(),
                                 new EntityTiles(view.tileMillis(), view.coarseMillis()));
-                boolean known = Windows.present(view, at, expected);
+                boolean known = WindowReads.present(view, at, expected);
                 if (!entities.containsKey(v.entity())) {
                     assertThat(known).as(v.entity() + " is known").isFalse();
                 }
                 for (int i = 0; i < view.features().size(); i++) {
                     FeatureDef f = view.features().get(i);
-                    FeatureValue want = known ? expected.value(f, at) : Windows.notFound();
+                    FeatureValue want = known ? expected.value(f, at) : WindowReads.notFound();
                     FeatureValue got = v.values().get(i);
                     String what = f.name() + " of " + v.entity() + " at " + at;
                     SameValue.assertSame(what, want, got);
@@ -222,7 +223,7 @@ abstract class OnlineStoreContract {
                         FeatureReader.FeatureRef.parse("user_purchases:max_price_24h"));
         List<FeatureValue> values =
                 reader.read(refs, List.of(prefix + "ghost"), now).get(0).values();
-        assertThat(values).containsOnly(Windows.notFound());
+        assertThat(values).containsOnly(WindowReads.notFound());
         long tooOld = now - view.ttlMillis() - 1;
         assertThat(reader.read(refs, List.of(prefix + "ghost"), tooOld).get(0).values())
                 .extracting(FeatureValue::status)
@@ -265,12 +266,12 @@ abstract class OnlineStoreContract {
                         new FeatureValue(null, Status.EMPTY_WINDOW, -1));
         // Not yet known before its first event, known after it.
         assertThat(reader.read(refs, List.of(prefix + "later"), now - 2 * HOUR).get(0).values())
-                .containsOnly(Windows.notFound());
+                .containsOnly(WindowReads.notFound());
         assertThat(reader.read(refs, List.of(prefix + "later"), now).get(0).values().get(0))
                 .isEqualTo(new FeatureValue(1L, Status.OK, events.get("later")));
         // Its tile is still stored, but its event left the retention of now: forgotten.
         assertThat(reader.read(refs, List.of(prefix + "old"), now).get(0).values())
-                .containsOnly(Windows.notFound());
+                .containsOnly(WindowReads.notFound());
         assertThat(reader.read(refs, List.of(prefix + "old"), now - 2 * day).get(0).values())
                 .containsExactly(
                         new FeatureValue(0L, Status.OK, -1),
@@ -323,7 +324,7 @@ abstract class OnlineStoreContract {
                 .containsExactly(new FeatureValue(null, Status.INCOMPLETE, -1));
         assertThat(reader.readAsOf(refs, entity, Instant.ofEpochMilli(ts)).get(0).values())
                 .as("at ts, only events before ts count: the job has written them all (none)")
-                .containsExactly(Windows.notFound());
+                .containsExactly(WindowReads.notFound());
         store.markWritten(marked.name(), 1, 0, ts);
         assertThat(reader.readAsOf(refs, entity, after).get(0).values()).containsExactly(whole);
         assertThat(reader.read(refs, entity, after).get(0).values())
