@@ -14,8 +14,6 @@ import io.sluice.ingest.IngestJob;
 import io.sluice.ingest.LandingSink;
 import io.sluice.kafka.EmbeddedKafka;
 import io.sluice.lake.AvroPayloadWriter;
-import io.sluice.lake.LakeFileSystem;
-import io.sluice.s3.LocalS3;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -81,7 +79,7 @@ public final class IngestBenchmark {
             kafka.createTopics(1, DeadLetterSerializer.topicFor(table.topic()));
             long produced = fill(kafka.bootstrapServers(), table, events, out);
             // One unmeasured round first, so neither job pays for the JIT compiling its path.
-            consumeOnly(config.kafka(), table, produced, parallelism, checkpoints);
+            consumeOnly(config, table, produced);
             ingest(config, table, local(workDir.resolve("warm-up")), produced);
             List<Double> baseline = new ArrayList<>();
             List<Double> ingest = new ArrayList<>();
@@ -161,7 +159,8 @@ public final class IngestBenchmark {
                     progress.advance(1);
                 }
             }
-            String onS3 = s3 ? s3Runs(config, table, workDir, produced) : "";
+            String onS3 =
+                    s3 ? new IngestOnS3(this, config, table, produced, runs, out).run(workDir) : "";
             return String.join(
                     "\n",
                     "## Ingest: Kafka to the Avro landing zone",
@@ -263,68 +262,19 @@ public final class IngestBenchmark {
         return records / seconds(env.execute("bench-consume-only").getNetRuntime());
     }
 
-    /** Where one ingest run lands, and how it is removed afterwards. */
-    private record Landing(String uri, Path onDisk) {}
+    /** The consume-only job at the benchmark's parallelism; returns records per second. */
+    double consumeOnly(SluiceConfig config, TableConfig table, long records) throws Exception {
+        return consumeOnly(config.kafka(), table, records, parallelism, checkpoints);
+    }
 
-    private static Landing local(Path dir) {
+    /** Where one ingest run lands, and how it is removed afterwards. */
+    record Landing(String uri, Path onDisk) {}
+
+    static Landing local(Path dir) {
         return new Landing(dir.toUri().toString(), dir);
     }
 
-    /**
-     * As many rounds again, after the measured ones: consume-only, ingest to {@code file:} and
-     * ingest to S3 (S3Proxy in this JVM, its objects plain files in the work directory), on the
-     * same topic, each S3 run landing under a prefix of its own; one unmeasured S3 run first.
-     */
-    private String s3Runs(SluiceConfig config, TableConfig table, Path workDir, long produced)
-            throws Exception {
-        try (LocalS3 server = LocalS3.start(workDir.resolve("s3"), "lake")) {
-            LakeFileSystem.initialize(server.storage("bench"), server.env());
-            ingest(config, table, s3Landing(server, "warm-up"), produced);
-            List<Double> baseline = new ArrayList<>();
-            List<Double> onFile = new ArrayList<>();
-            List<Double> onS3 = new ArrayList<>();
-            List<Double> s3Ratios = new ArrayList<>();
-            List<Double> s3OfFile = new ArrayList<>();
-            for (int run = 1; run <= runs; run++) {
-                baseline.add(
-                        consumeOnly(config.kafka(), table, produced, parallelism, checkpoints));
-                onFile.add(
-                        ingest(config, table, local(workDir.resolve("file-run-" + run)), produced));
-                onS3.add(ingest(config, table, s3Landing(server, "s3-run-" + run), produced));
-                s3Ratios.add(onS3.get(run - 1) / baseline.get(run - 1));
-                s3OfFile.add(onS3.get(run - 1) / onFile.get(run - 1));
-                out.printf(
-                        "S3 run %d/%d: consume-only %,.0f rec/s, ingest to file: %,.0f rec/s, to"
-                                + " S3 %,.0f rec/s%n",
-                        run, runs, baseline.get(run - 1), onFile.get(run - 1), onS3.get(run - 1));
-            }
-            return String.join(
-                    "\n",
-                    "",
-                    "With `--storage s3`, as many runs again land the same topic on an in-process"
-                        + " S3 server (S3Proxy over local files, Flink's S3 file system plugin,"
-                        + " multipart uploads committed on checkpoints), each next to the same"
-                        + " round's consume-only job and ingest to `file:` (one unmeasured S3 run"
-                        + " first):",
-                    "",
-                    "| measure | median | runs |",
-                    "|---|---|---|",
-                    BenchmarkReport.row("consume-only rec/s", "%,.0f", baseline),
-                    BenchmarkReport.row("ingest to `file:` rec/s", "%,.0f", onFile),
-                    BenchmarkReport.row("ingest to S3 rec/s", "%,.0f", onS3),
-                    BenchmarkReport.row(
-                            "**ingest to S3 ÷ consume-only** (goal ≥ 0.5)", "%.2f", s3Ratios),
-                    BenchmarkReport.row("**S3 ÷ `file:`**", "%.2f", s3OfFile),
-                    "");
-        }
-    }
-
-    private static Landing s3Landing(LocalS3 server, String prefix) {
-        return new Landing(
-                server.uri("bench/" + prefix).toString(), server.objectFile("bench/" + prefix));
-    }
-
-    private double ingest(SluiceConfig config, TableConfig table, Landing landing, long records)
+    double ingest(SluiceConfig config, TableConfig table, Landing landing, long records)
             throws Exception {
         return ingest(config, table, landing, records, parallelism);
     }
