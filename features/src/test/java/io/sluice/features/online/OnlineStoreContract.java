@@ -202,6 +202,22 @@ abstract class OnlineStoreContract {
     }
 
     @Test
+    void aTileNamedTwiceInOneWriteKeepsItsNewerVersion() throws Exception {
+        OnlineStore.TileKey newerFirst = key("user-twice-a", 0);
+        OnlineStore.TileKey newerLast = key("user-twice-b", 0);
+        // As two writes one after the other would: the older version loses either way.
+        assertThat(store.write(List.of(write(newerFirst, tile(5)), write(newerFirst, tile(3)))))
+                .isEqualTo(1);
+        assertThat(store.write(List.of(write(newerLast, tile(3)), write(newerLast, tile(5)))))
+                .isEqualTo(2);
+        var stored = store.readTiles(List.of(newerFirst, newerLast), now);
+        assertThat(TileCodec.decodeFine(newerFirst.start(), stored.get(newerFirst)).size())
+                .isEqualTo(5);
+        assertThat(TileCodec.decodeFine(newerLast.start(), stored.get(newerLast)).size())
+                .isEqualTo(5);
+    }
+
+    @Test
     void expiredTilesAreGone() throws Exception {
         OnlineStore.TileKey live = key("user-live", 0);
         OnlineStore.TileKey dead = key("user-dead", 0);
