@@ -137,24 +137,16 @@ public final class FeaturesBenchmark {
                 double b = passThrough.recordsPerSecond();
                 base.add(b);
                 steps.add("pass-through (records discarded after the source)", passThrough);
-                for (FrontStages.Cut cut :
+                steps.addCuts(
+                        config.kafka(),
+                        table,
+                        produced,
+                        parallelism,
+                        CHECKPOINTS,
+                        checkpoints,
                         List.of(
                                 FrontStages.Cut.PARSED,
-                                FrontStages.Cut.DEDUPLICATED_WITH_RETRACTIONS)) {
-                    steps.add(
-                            cut.label,
-                            FrontStages.measure(
-                                    produced,
-                                    () ->
-                                            FrontStages.rate(
-                                                    config.kafka(),
-                                                    table,
-                                                    produced,
-                                                    parallelism,
-                                                    CHECKPOINTS,
-                                                    checkpoints,
-                                                    cut)));
-                }
+                                FrontStages.Cut.DEDUPLICATED_WITH_RETRACTIONS));
                 progress.println(
                         String.format(
                                 "run %d/%d: pass-through %,.0f rec/s; features job into SQLite"

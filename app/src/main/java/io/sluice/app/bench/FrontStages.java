@@ -114,6 +114,33 @@ final class FrontStages {
             runs.computeIfAbsent(label, l -> new ArrayList<>()).add(measured);
         }
 
+        /** Measures and adds a run of the front cut after each of {@code cuts}, in order. */
+        void addCuts(
+                KafkaConfig kafka,
+                TableConfig table,
+                long records,
+                int parallelism,
+                Duration checkpointInterval,
+                Path checkpoints,
+                List<Cut> cuts)
+                throws Exception {
+            for (Cut cut : cuts) {
+                add(
+                        cut.label,
+                        measure(
+                                records,
+                                () ->
+                                        rate(
+                                                kafka,
+                                                table,
+                                                records,
+                                                parallelism,
+                                                checkpointInterval,
+                                                checkpoints,
+                                                cut)));
+            }
+        }
+
         /** The table's lines, one row per job in the order first added. */
         List<String> table(String baselineName) {
             List<Measured> baseline = runs.values().iterator().next();

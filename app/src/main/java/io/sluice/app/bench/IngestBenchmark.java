@@ -109,25 +109,17 @@ public final class IngestBenchmark {
                     baseline.add(consumed.recordsPerSecond());
                     ingest.add(landed.recordsPerSecond());
                     steps.add("consume-only (records discarded after the source)", consumed);
-                    for (FrontStages.Cut cut :
+                    steps.addCuts(
+                            config.kafka(),
+                            table,
+                            produced,
+                            parallelism,
+                            CHECKPOINTS,
+                            checkpoints,
                             List.of(
                                     FrontStages.Cut.PARSED,
                                     FrontStages.Cut.ROUTED,
-                                    FrontStages.Cut.DEDUPLICATED)) {
-                        steps.add(
-                                cut.label,
-                                FrontStages.measure(
-                                        produced,
-                                        () ->
-                                                FrontStages.rate(
-                                                        config.kafka(),
-                                                        table,
-                                                        produced,
-                                                        parallelism,
-                                                        CHECKPOINTS,
-                                                        checkpoints,
-                                                        cut)));
-                    }
+                                    FrontStages.Cut.DEDUPLICATED));
                     steps.add(
                             "the ingest job: … and land exactly once, dead letters to Kafka",
                             landed);
