@@ -122,6 +122,9 @@ public final class FeaturesBenchmark {
         redis.warmUp();
         // The features job's front alone, cut short after a step: what bounds it here.
         FrontStages.Steps steps = new FrontStages.Steps();
+        FrontStages.Front front =
+                new FrontStages.Front(
+                        config.kafka(), table, produced, parallelism, CHECKPOINTS, checkpoints);
         try (Progress progress = Progress.start("bench features", "runs", runs, out)) {
             for (int r = 1; r <= runs; r++) {
                 FrontStages.Measured passThrough =
@@ -137,16 +140,10 @@ public final class FeaturesBenchmark {
                 double b = passThrough.recordsPerSecond();
                 base.add(b);
                 steps.add("pass-through (records discarded after the source)", passThrough);
-                steps.addCuts(
-                        config.kafka(),
-                        table,
-                        produced,
-                        parallelism,
-                        CHECKPOINTS,
-                        checkpoints,
-                        List.of(
-                                FrontStages.Cut.PARSED,
-                                FrontStages.Cut.DEDUPLICATED_WITH_RETRACTIONS));
+                front.addCuts(
+                        steps,
+                        FrontStages.Cut.PARSED,
+                        FrontStages.Cut.DEDUPLICATED_WITH_RETRACTIONS);
                 progress.println(
                         String.format(
                                 "run %d/%d: pass-through %,.0f rec/s; features job into SQLite"

@@ -56,39 +56,55 @@ final class FrontStages {
     record Measured(double recordsPerSecond, double cpuMicrosPerRecord) {}
 
     /**
-     * Drains the topic from its start through the front, cut after {@code cut}, in a group of its
-     * own; returns records per second.
+     * A benchmark's topic and job settings, for runs of the front on it: the topic holds {@code
+     * records} records, every run drains it from its start in a group of its own.
      */
-    static double rate(
+    record Front(
             KafkaConfig kafka,
             TableConfig table,
             long records,
             int parallelism,
             Duration checkpointInterval,
-            Path checkpoints,
-            Cut cut)
-            throws Exception {
-        StreamExecutionEnvironment env = Jobs.local(parallelism, checkpointInterval, checkpoints);
-        SingleOutputStreamOperator<Event> valid =
-                EventStreams.validated(
-                        env,
-                        table,
-                        EventStreams.source(kafka, table, true, "bench-" + UUID.randomUUID(), true),
-                        "bench");
-        valid.getSideOutput(DeadLetterRouter.DEAD_LETTERS).sinkTo(new DiscardingSink<>());
-        switch (cut) {
-            case PARSED -> valid.sinkTo(new DiscardingSink<>());
-            // The de-duplication's own key and key serializer, with no state behind them.
-            case ROUTED ->
-                    valid.keyBy(DuplicateRule::unit, StateKeyTypeInfo.INSTANCE)
-                            .sinkTo(new DiscardingSink<>());
-            case DEDUPLICATED ->
-                    EventStreams.deduplicated(valid, table, "bench").sinkTo(new DiscardingSink<>());
-            case DEDUPLICATED_WITH_RETRACTIONS ->
-                    EventStreams.deduplicated(valid, table, "bench", true)
-                            .sinkTo(new DiscardingSink<>());
+            Path checkpoints) {
+
+        /**
+         * Measures a run of the front cut after each of {@code cuts} and adds it to {@code steps}.
+         */
+        void addCuts(Steps steps, Cut... cuts) throws Exception {
+            for (Cut cut : cuts) {
+                steps.add(cut.label, measure(records, () -> rate(cut)));
+            }
         }
-        return records / IngestBenchmark.seconds(env.execute("bench-" + cut).getNetRuntime());
+
+        /**
+         * Drains the topic through the front, cut after {@code cut}; returns records per second.
+         */
+        double rate(Cut cut) throws Exception {
+            StreamExecutionEnvironment env =
+                    Jobs.local(parallelism, checkpointInterval, checkpoints);
+            SingleOutputStreamOperator<Event> valid =
+                    EventStreams.validated(
+                            env,
+                            table,
+                            EventStreams.source(
+                                    kafka, table, true, "bench-" + UUID.randomUUID(), true),
+                            "bench");
+            valid.getSideOutput(DeadLetterRouter.DEAD_LETTERS).sinkTo(new DiscardingSink<>());
+            switch (cut) {
+                case PARSED -> valid.sinkTo(new DiscardingSink<>());
+                // The de-duplication's own key and key serializer, with no state behind them.
+                case ROUTED ->
+                        valid.keyBy(DuplicateRule::unit, StateKeyTypeInfo.INSTANCE)
+                                .sinkTo(new DiscardingSink<>());
+                case DEDUPLICATED ->
+                        EventStreams.deduplicated(valid, table, "bench")
+                                .sinkTo(new DiscardingSink<>());
+                case DEDUPLICATED_WITH_RETRACTIONS ->
+                        EventStreams.deduplicated(valid, table, "bench", true)
+                                .sinkTo(new DiscardingSink<>());
+            }
+            return records / IngestBenchmark.seconds(env.execute("bench-" + cut).getNetRuntime());
+        }
     }
 
     /**
@@ -112,33 +128,6 @@ final class FrontStages {
         /** Adds a run of the job {@code label}; the first label added is the baseline. */
         void add(String label, Measured measured) {
             runs.computeIfAbsent(label, l -> new ArrayList<>()).add(measured);
-        }
-
-        /** Measures and adds a run of the front cut after each of {@code cuts}, in order. */
-        void addCuts(
-                KafkaConfig kafka,
-                TableConfig table,
-                long records,
-                int parallelism,
-                Duration checkpointInterval,
-                Path checkpoints,
-                List<Cut> cuts)
-                throws Exception {
-            for (Cut cut : cuts) {
-                add(
-                        cut.label,
-                        measure(
-                                records,
-                                () ->
-                                        rate(
-                                                kafka,
-                                                table,
-                                                records,
-                                                parallelism,
-                                                checkpointInterval,
-                                                checkpoints,
-                                                cut)));
-            }
         }
 
         /** The table's lines, one row per job in the order first added. */

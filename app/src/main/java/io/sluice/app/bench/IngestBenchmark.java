@@ -89,6 +89,9 @@ public final class IngestBenchmark {
             List<Double> scaling = new ArrayList<>();
             // The ingest job's front alone, cut short after each step: what bounds it here.
             FrontStages.Steps steps = new FrontStages.Steps();
+            FrontStages.Front front =
+                    new FrontStages.Front(
+                            config.kafka(), table, produced, parallelism, CHECKPOINTS, checkpoints);
             try (Progress progress = Progress.start("bench ingest", "runs", runs, out)) {
                 for (int run = 1; run <= runs; run++) {
                     Path landing = workDir.resolve("run-" + run);
@@ -109,17 +112,11 @@ public final class IngestBenchmark {
                     baseline.add(consumed.recordsPerSecond());
                     ingest.add(landed.recordsPerSecond());
                     steps.add("consume-only (records discarded after the source)", consumed);
-                    steps.addCuts(
-                            config.kafka(),
-                            table,
-                            produced,
-                            parallelism,
-                            CHECKPOINTS,
-                            checkpoints,
-                            List.of(
-                                    FrontStages.Cut.PARSED,
-                                    FrontStages.Cut.ROUTED,
-                                    FrontStages.Cut.DEDUPLICATED));
+                    front.addCuts(
+                            steps,
+                            FrontStages.Cut.PARSED,
+                            FrontStages.Cut.ROUTED,
+                            FrontStages.Cut.DEDUPLICATED);
                     steps.add(
                             "the ingest job: … and land exactly once, dead letters to Kafka",
                             landed);

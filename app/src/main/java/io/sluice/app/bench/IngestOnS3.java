@@ -13,29 +13,13 @@ import java.util.List;
  * {@code bench ingest --storage s3}: the ingest job landing the benchmark's topic on an in-process
  * S3 server, beside the consume-only job and the ingest to {@code file:} of the same round.
  */
-final class IngestOnS3 {
-
-    private final IngestBenchmark bench;
-    private final SluiceConfig config;
-    private final TableConfig table;
-    private final long produced;
-    private final int runs;
-    private final PrintStream out;
-
-    IngestOnS3(
-            IngestBenchmark bench,
-            SluiceConfig config,
-            TableConfig table,
-            long produced,
-            int runs,
-            PrintStream out) {
-        this.bench = bench;
-        this.config = config;
-        this.table = table;
-        this.produced = produced;
-        this.runs = runs;
-        this.out = out;
-    }
+record IngestOnS3(
+        IngestBenchmark bench,
+        SluiceConfig config,
+        TableConfig table,
+        long produced,
+        int runs,
+        PrintStream out) {
 
     /**
      * As many rounds again, after the measured ones: consume-only, ingest to {@code file:} and
